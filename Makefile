@@ -1,0 +1,45 @@
+# The README's two set-up commands: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SCENE ?= resources/scenes/default.json
+
+# System packages the GUI tests need (Xvfb + Mesa software OpenGL + Qt's xcb deps).
+SYSTEM_PACKAGES := xvfb xauth libgl1-mesa-dri libegl1 libgl1 libglx-mesa0 libxkbcommon-x11-0 \
+	libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 \
+	libxcb-render-util0 libxcb-image0 libdbus-1-3 libfontconfig1
+
+.PHONY: run test system-deps venv bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/nsgui $(SCENE)
+
+# Installs Xvfb and Mesa when run as root on a Debian-like machine and they are missing.
+system-deps:
+	@if ! command -v Xvfb >/dev/null 2>&1 || ! ldconfig -p | grep -q libxcb-cursor; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing system packages for the GUI tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
+	  else \
+	    echo "warning: Xvfb/Mesa missing and not root; GUI tests will be skipped" >&2; \
+	  fi; \
+	fi
+
+test: system-deps $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

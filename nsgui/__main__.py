@@ -1,0 +1,16 @@
+"""Command-line entry point: `nsgui run SCENE ...` headless, `nsgui [SCENE]` opens the window."""
+
+import sys
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "run":
+        from nsgui.cli import run_main
+        return run_main(argv[1:])
+    from nsgui.app import gui_main
+    return gui_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

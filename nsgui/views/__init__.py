@@ -1,0 +1,1 @@
+"""Qt views over the engine: they observe, they compute no physics."""
