@@ -1,0 +1,128 @@
+"""Small dense / banded linear solvers usable from numba nopython code.
+
+They never raise: each returns a success flag so the calling solver can report a status code.
+"""
+import numpy as np
+import numba
+
+
+@numba.njit(cache=True)
+def lu_solve_inplace(A, b):
+    """Solve A x = b by Gaussian elimination with partial pivoting.
+
+    A (n x n) and b (n) are overwritten; on success b holds x. Returns False when a pivot is
+    below 1e-14 * max|A| (numerically singular).
+    """
+    n = b.shape[0]
+    amax = 0.0
+    for i in range(n):
+        for j in range(n):
+            v = abs(A[i, j])
+            if v > amax:
+                amax = v
+    if n == 0:
+        return True
+    if amax == 0.0:
+        return False
+    tiny = 1e-14 * amax
+    for k in range(n):
+        p = k
+        pv = abs(A[k, k])
+        for i in range(k + 1, n):
+            v = abs(A[i, k])
+            if v > pv:
+                pv = v
+                p = i
+        if pv <= tiny:
+            return False
+        if p != k:
+            for j in range(k, n):
+                t = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = t
+            t = b[k]
+            b[k] = b[p]
+            b[p] = t
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] * inv
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+                b[i] -= f * b[k]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * b[j]
+        b[i] = s / A[i, i]
+    return True
+
+
+@numba.njit(cache=True)
+def band_cholesky_solve_inplace(L, bw, b, dropped):
+    """Solve S x = b for symmetric PSD S given in lower band storage, in O(n bw^2).
+
+    L has shape (n, bw + 1) with L[i, bw - (i - j)] = S[i, j] for i - bw <= j <= i; it is
+    overwritten by the Cholesky factor. With bw = n - 1 this is plain dense Cholesky.
+    A pivot below 1e-10 times its original diagonal marks the index as linearly dependent on
+    the earlier ones (redundant contact): it is dropped (dropped[i] = True, x[i] = 0) and the
+    rest is solved as if that row/column were removed. Returns False if the matrix is
+    clearly indefinite (a pivot below -1e-8 times its diagonal).
+    """
+    n = b.shape[0]
+    for i in range(n):
+        dropped[i] = False
+    for i in range(n):
+        j0 = i - bw
+        if j0 < 0:
+            j0 = 0
+        for j in range(j0, i + 1):
+            cij = bw - (i - j)
+            if j < i and dropped[j]:
+                L[i, cij] = 0.0
+                continue
+            s = L[i, cij]
+            k0 = j0
+            if j - bw > k0:
+                k0 = j - bw
+            for k in range(k0, j):
+                s -= L[i, bw - (i - k)] * L[j, bw - (j - k)]
+            if j < i:
+                L[i, cij] = s / L[j, bw]
+            else:
+                diag = L[i, bw]  # still the original diagonal entry of S
+                # entries of row i already hold L values; keep the original diagonal in s
+                if diag <= 0.0 or s <= 1e-10 * diag:
+                    if diag > 0.0 and s < -1e-8 * diag:
+                        return False
+                    dropped[i] = True
+                    for k in range(j0, i):
+                        L[i, bw - (i - k)] = 0.0
+                    L[i, bw] = 1.0
+                else:
+                    L[i, bw] = np.sqrt(s)
+    # forward: L y = b
+    for i in range(n):
+        if dropped[i]:
+            b[i] = 0.0
+            continue
+        j0 = i - bw
+        if j0 < 0:
+            j0 = 0
+        s = b[i]
+        for k in range(j0, i):
+            s -= L[i, bw - (i - k)] * b[k]
+        b[i] = s / L[i, bw]
+    # backward: L^T x = y
+    for i in range(n - 1, -1, -1):
+        if dropped[i]:
+            b[i] = 0.0
+            continue
+        s = b[i]
+        j1 = i + bw
+        if j1 > n - 1:
+            j1 = n - 1
+        for k in range(i + 1, j1 + 1):
+            s -= L[k, bw - (k - i)] * b[k]
+        b[i] = s / L[i, bw]
+    return True
