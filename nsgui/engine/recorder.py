@@ -1,0 +1,251 @@
+"""History of a run: every recorded signal row plus periodic state snapshots (pure numpy, no Qt).
+
+Rows are float64 vectors in the order of `Simulator.signal_names` (column 0 is `t`). They are stored
+in fixed-size chunks; when the chunks held in memory exceed `memory_cap` bytes, the oldest full
+chunks are written to temporary .npy files and read back through memory maps, so nothing is ever
+dropped. Snapshots (`Simulator.get_state()`) taken every `snapshot_interval` seconds of simulated
+time let a run be resumed from a past moment (a new branch: `truncate_after`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+DEFAULT_MEMORY_CAP = 512 * 1024 * 1024
+DEFAULT_CHUNK_ROWS = 16384
+
+
+@dataclass
+class Snapshot:
+    t: float
+    row: int  # index of the history row recorded in the same state
+    state: Any
+
+
+class Recorder:
+    def __init__(self, names, memory_cap=DEFAULT_MEMORY_CAP, chunk_rows=DEFAULT_CHUNK_ROWS,
+                 snapshot_interval=0.01, spill_dir=None):
+        self.names = list(names)
+        if not self.names or self.names[0] != "t":
+            raise ValueError("the first signal must be 't'")
+        self._index = {n: i for i, n in enumerate(self.names)}
+        self.ncols = len(self.names)
+        self.chunk_rows = int(chunk_rows)
+        self.memory_cap = int(memory_cap)
+        self.snapshot_interval = float(snapshot_interval)
+        self._spill_parent = spill_dir
+        self._spill_dir = None
+        self._chunks: list[np.ndarray] = []  # full chunks: ndarray in memory or read-only memmap
+        self._spilled: list[str | None] = []  # file of each chunk, None while in memory
+        self._n = 0
+        self._t = np.empty(1024)  # time column kept in memory for fast searches
+        self.snapshots: list[Snapshot] = []
+        self._snap_times: list[float] = []
+        self.events: list = []
+
+    # ------------------------------------------------------------------ sizes
+    def __len__(self):
+        return self._n
+
+    @property
+    def spilled_rows(self) -> int:
+        return sum(self.chunk_rows for f in self._spilled if f is not None)
+
+    @property
+    def memory_bytes(self) -> int:
+        return sum(c.nbytes for c, f in zip(self._chunks, self._spilled) if f is None)
+
+    def index(self, name: str) -> int:
+        try:
+            return self._index[name]
+        except KeyError:
+            raise KeyError(f"no recorded signal named {name!r}") from None
+
+    @property
+    def t_end(self) -> float:
+        return float(self._t[self._n - 1]) if self._n else 0.0
+
+    @property
+    def t_start(self) -> float:
+        return float(self._t[0]) if self._n else 0.0
+
+    # ------------------------------------------------------------------ writing
+    def append(self, rows) -> None:
+        rows = np.asarray(rows, dtype=np.float64)
+        if rows.ndim == 1:
+            rows = rows[None, :]
+        if rows.shape[1] != self.ncols:
+            raise ValueError(f"row has {rows.shape[1]} values, expected {self.ncols}")
+        n = len(rows)
+        if n == 0:
+            return
+        if self._n + n > len(self._t):
+            grown = np.empty(max(2 * len(self._t), self._n + n))
+            grown[: self._n] = self._t[: self._n]
+            self._t = grown
+        self._t[self._n: self._n + n] = rows[:, 0]
+        done = 0
+        while done < n:
+            k, off = divmod(self._n, self.chunk_rows)
+            if k == len(self._chunks):
+                self._chunks.append(np.empty((self.chunk_rows, self.ncols)))
+                self._spilled.append(None)
+            take = min(n - done, self.chunk_rows - off)
+            self._chunks[k][off: off + take] = rows[done: done + take]
+            self._n += take
+            done += take
+        self._spill_if_needed()
+
+    def add_snapshot(self, t: float, row: int, state) -> None:
+        """Keep `state` if it is at least `snapshot_interval` after the previous snapshot."""
+        if self.snapshots and t < self.snapshots[-1].t + self.snapshot_interval - 1e-12:
+            return
+        self.snapshots.append(Snapshot(float(t), int(row), state))
+        self._snap_times.append(float(t))
+
+    def force_snapshot(self, t: float, row: int, state) -> None:
+        if self.snapshots and self.snapshots[-1].row == row:
+            self.snapshots[-1] = Snapshot(float(t), int(row), state)
+            return
+        self.snapshots.append(Snapshot(float(t), int(row), state))
+        self._snap_times.append(float(t))
+
+    def add_events(self, events) -> None:
+        self.events.extend(events)
+
+    def _spill_if_needed(self):
+        full = self._n // self.chunk_rows  # chunks that will never be written again
+        for k in range(full):
+            if self.memory_bytes <= self.memory_cap:
+                break
+            if self._spilled[k] is not None:
+                continue
+            if self._spill_dir is None:
+                self._spill_dir = tempfile.mkdtemp(prefix="nsgui-history-", dir=self._spill_parent)
+            path = os.path.join(self._spill_dir, f"chunk{k:06d}.npy")
+            tmp = path + ".tmp.npy"
+            np.save(tmp, self._chunks[k])
+            os.replace(tmp, path)
+            self._chunks[k] = np.load(path, mmap_mode="r")
+            self._spilled[k] = path
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def time(self) -> np.ndarray:
+        return self._t[: self._n]
+
+    def rows(self, start=0, stop=None) -> np.ndarray:
+        stop = self._n if stop is None else max(0, min(stop, self._n))
+        start = max(0, min(start, stop))
+        out = np.empty((stop - start, self.ncols))
+        self._gather(start, stop, out, slice(None))
+        return out
+
+    def row(self, i: int) -> np.ndarray:
+        if not -self._n <= i < self._n:
+            raise IndexError(f"row {i} out of range (history has {self._n} rows)")
+        i %= self._n
+        k, off = divmod(i, self.chunk_rows)
+        return np.array(self._chunks[k][off])
+
+    def column(self, name: str, start=0, stop=None) -> np.ndarray:
+        j = self.index(name)
+        stop = self._n if stop is None else max(0, min(stop, self._n))
+        start = max(0, min(start, stop))
+        if j == 0:
+            return self._t[start:stop].copy()
+        out = np.empty(stop - start)
+        self._gather(start, stop, out, j)
+        return out
+
+    def _gather(self, start, stop, out, cols):
+        i = start
+        while i < stop:
+            k, off = divmod(i, self.chunk_rows)
+            take = min(stop - i, self.chunk_rows - off)
+            out[i - start: i - start + take] = self._chunks[k][off: off + take, cols]
+            i += take
+
+    def value(self, name: str, i: int) -> float:
+        return float(self.row(i)[self.index(name)])
+
+    def row_at_time(self, t: float) -> int:
+        """Index of the last row with time <= t (0 if t is before the first row)."""
+        if self._n == 0:
+            raise IndexError("the history is empty")
+        i = int(np.searchsorted(self._t[: self._n], t + 1e-12, side="right")) - 1
+        return max(0, min(i, self._n - 1))
+
+    def snapshot_at_or_before(self, t: float) -> Snapshot | None:
+        k = bisect.bisect_right(self._snap_times, t + 1e-12) - 1
+        return self.snapshots[k] if k >= 0 else None
+
+    def signals(self) -> dict[str, np.ndarray]:
+        """Every column as a 1-D array (name -> values), for export."""
+        data = self.rows()
+        return {n: data[:, j].copy() for j, n in enumerate(self.names)}
+
+    # ------------------------------------------------------------------ branches
+    def truncate_after(self, t: float) -> None:
+        """Drop every row, snapshot and event later than t (a new branch starts at t)."""
+        keep = self.row_at_time(t) + 1 if self._n and t >= self._t[0] else 0
+        nchunks = (keep + self.chunk_rows - 1) // self.chunk_rows
+        for f in self._spilled[nchunks:]:
+            if f is not None:
+                _remove(f)
+        del self._chunks[nchunks:]
+        del self._spilled[nchunks:]
+        if nchunks and keep % self.chunk_rows and self._spilled[-1] is not None:
+            # the last kept chunk will be written again: bring it back into memory
+            f = self._spilled[-1]
+            self._chunks[-1] = np.array(self._chunks[-1])
+            self._spilled[-1] = None
+            _remove(f)
+        self._n = keep
+        k = bisect.bisect_right(self._snap_times, t + 1e-12)
+        del self.snapshots[k:]
+        del self._snap_times[k:]
+        self.events = [e for e in self.events if e.t <= t + 1e-12]
+        self._spill_if_needed()
+
+    def copy(self) -> "Recorder":
+        """An independent copy (spilled chunks are copied to the new recorder's own files)."""
+        new = Recorder(self.names, self.memory_cap, self.chunk_rows, self.snapshot_interval,
+                       self._spill_parent)
+        step = self.chunk_rows
+        for i in range(0, self._n, step):
+            new.append(self.rows(i, i + step))
+        new.snapshots = list(self.snapshots)
+        new._snap_times = list(self._snap_times)
+        new.events = list(self.events)
+        return new
+
+    def close(self) -> None:
+        """Release the spill files (the history becomes empty)."""
+        self._chunks.clear()
+        self._spilled.clear()
+        self._n = 0
+        if self._spill_dir:
+            shutil.rmtree(self._spill_dir, ignore_errors=True)
+            self._spill_dir = None
+
+    def __del__(self):
+        try:
+            if self._spill_dir:
+                shutil.rmtree(self._spill_dir, ignore_errors=True)
+        except Exception:
+            pass
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

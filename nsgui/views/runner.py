@@ -1,0 +1,287 @@
+"""The simulation worker: a background thread stepping a Simulator, and the narrow channel to the GUI.
+
+Everything the GUI asks (play, pause, step, reset, speed, load, quit) is a flag set under one lock
+and consumed by the worker between batches of steps. The worker pushes signal rows, state snapshots
+and events into a bounded buffer; the GUI drains it at display rate. When the buffer is full the
+worker waits (back-pressure): no row is ever dropped. Any request that changes the run (reset, load,
+resume) bumps a generation number so rows computed for the old run are discarded, never mixed in.
+
+No Qt here, so it is usable (and tested) without a display.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BUFFER_ROWS = 200_000
+BATCH_SECONDS = 0.01  # wall time of one batch of steps when running flat out
+SNAPSHOT_INTERVAL = 0.01  # simulated seconds between snapshots
+MIN_SPEED, MAX_SPEED = 0.01, 100.0
+
+
+@dataclass
+class Drained:
+    """What the GUI takes from the buffer in one pull."""
+    generation: int
+    names: list
+    rows: np.ndarray
+    snapshots: list = field(default_factory=list)  # (row index within `rows`, t, state)
+    events: list = field(default_factory=list)
+    errors: list = field(default_factory=list)  # messages
+    running: bool = False
+    steps_per_second: float = 0.0
+    realtime_factor: float = 0.0
+    new_run: bool = False  # the first rows of a new generation (after reset/load/resume)
+
+
+class SimRunner:
+    def __init__(self, simulator_factory, buffer_rows=BUFFER_ROWS, snapshot_interval=SNAPSHOT_INTERVAL):
+        """`simulator_factory(model)` makes a Simulator (engine-api.md interface)."""
+        self._factory = simulator_factory
+        self._cond = threading.Condition()
+        self._buffer_rows = buffer_rows
+        self.snapshot_interval = snapshot_interval
+        # requests (guarded by _cond)
+        self._pending_model = None
+        self._pending_state = None
+        self._running = False
+        self._steps_requested = 0
+        self._speed = 1.0  # None = as fast as possible
+        self._stop_at = None  # pause when t >= this
+        self._quit = False
+        self._generation = 0
+        # buffer (guarded by _cond)
+        self._blocks: list[np.ndarray] = []
+        self._nbuf = 0
+        self._snaps: list = []
+        self._events: list = []
+        self._errors: list = []
+        self._names: list = []
+        self._new_run = False
+        # stats (written by the worker only)
+        self._sps = 0.0
+        self._rtf = 0.0
+        self.sim = None  # owned by the worker thread
+        self._last_snap_t = 0.0
+        self._thread = threading.Thread(target=self._loop, name="nsgui-simulation", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ requests (any thread)
+    def load(self, model, state=None, running=None):
+        """Start a new run of `model` (from `state` if given, else from the scene's initial state)."""
+        with self._cond:
+            self._generation += 1
+            self._clear_buffer()
+            self._pending_model = model
+            self._pending_state = state
+            self._steps_requested = 0
+            if running is not None:
+                self._running = running
+            self._cond.notify_all()
+            return self._generation
+
+    def play(self):
+        with self._cond:
+            self._running = True
+            self._cond.notify_all()
+
+    def pause(self):
+        with self._cond:
+            self._running = False
+            self._steps_requested = 0
+            self._cond.notify_all()
+
+    def step(self, n=1):
+        with self._cond:
+            self._running = False
+            self._steps_requested += int(n)
+            self._cond.notify_all()
+
+    def set_speed(self, factor):
+        """Real-time factor in [0.01, 100], or None for as fast as possible."""
+        with self._cond:
+            self._speed = None if factor is None else float(min(max(factor, MIN_SPEED), MAX_SPEED))
+            self._cond.notify_all()
+
+    def run_until(self, t):
+        """Run and pause by itself once simulated time reaches t."""
+        with self._cond:
+            self._stop_at = t
+            self._running = True
+            self._cond.notify_all()
+
+    @property
+    def speed(self):
+        return self._speed
+
+    @property
+    def running(self):
+        return self._running
+
+    @property
+    def generation(self):
+        return self._generation
+
+    @property
+    def busy(self):
+        """True while the worker has (or will have) rows to deliver."""
+        with self._cond:
+            return self._running or self._steps_requested > 0 or self._pending_model is not None
+
+    def quit(self, timeout=5.0):
+        with self._cond:
+            self._quit = True
+            self._running = False
+            self._cond.notify_all()
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def drain(self) -> Drained:
+        with self._cond:
+            rows = np.concatenate(self._blocks) if len(self._blocks) > 1 else (
+                self._blocks[0] if self._blocks else np.empty((0, len(self._names))))
+            out = Drained(self._generation, self._names, rows, self._snaps, self._events,
+                          self._errors, self._running or self._steps_requested > 0,
+                          self._sps, self._rtf, self._new_run)
+            self._clear_buffer()
+            self._new_run = False
+            self._cond.notify_all()
+            return out
+
+    def _clear_buffer(self):
+        self._blocks = []
+        self._nbuf = 0
+        self._snaps = []
+        self._events = []
+        self._errors = []
+
+    # ------------------------------------------------------------------ worker
+    def _loop(self):
+        batch = 16
+        anchor = None  # (wall, sim t) for real-time pacing
+        rate_t0, rate_steps, rate_sim = time.perf_counter(), 0, 0.0
+        while True:
+            with self._cond:
+                if self._quit:
+                    return
+                if self._pending_model is not None:
+                    self._start_run()
+                    anchor = None
+                    continue
+                if self.sim is None or not (self._running or self._steps_requested):
+                    self._sps = self._rtf = 0.0
+                    anchor = None
+                    self._cond.wait(0.1)
+                    continue
+                if self._nbuf >= self._buffer_rows:  # back-pressure: wait for the GUI to drain
+                    self._cond.wait(0.05)
+                    anchor = None
+                    continue
+                gen = self._generation
+                single = not self._running
+                n = min(self._steps_requested, 1000) if single else batch
+                speed = self._speed
+                stop_at = self._stop_at
+            sim = self.sim
+            dt = float(sim.model.dt)
+            if not single and speed is not None:
+                now = time.perf_counter()
+                if anchor is None:
+                    anchor = (now, sim.t)
+                target = anchor[1] + speed * (now - anchor[0])
+                due = int((target - sim.t) / dt + 1e-9)
+                if due <= 0:
+                    time.sleep(min(0.005, (sim.t + dt - target) / speed))
+                    continue
+                n = min(due, max(batch, 1))
+                if due > 5 * max(batch, 1):  # can't keep up: don't try to catch up later
+                    anchor = (now, sim.t)
+            if stop_at is not None and not single:
+                n = max(1, min(n, int(round((stop_at - sim.t) / dt))))
+            t0 = time.perf_counter()
+            rows, snaps, events, error = self._run_steps(sim, n)
+            elapsed = time.perf_counter() - t0
+            if not single and speed is None:  # size batches to about BATCH_SECONDS of work
+                per = elapsed / max(len(rows), 1)
+                batch = int(min(max(BATCH_SECONDS / max(per, 1e-7), 1), 20000))
+            elif not single:
+                batch = max(1, int(0.02 * speed / dt))
+            rate_steps += len(rows)
+            rate_sim += len(rows) * dt
+            with self._cond:
+                if gen != self._generation:  # the run was replaced meanwhile: discard
+                    continue
+                if len(rows):
+                    self._blocks.append(rows)
+                    self._nbuf += len(rows)
+                base = self._nbuf - len(rows)
+                self._snaps.extend((base + i, t, s) for i, t, s in snaps)
+                self._events.extend(events)
+                if single:
+                    self._steps_requested = max(0, self._steps_requested - len(rows))
+                if error is not None:
+                    self._errors.append(error)
+                    self._running = False
+                    self._steps_requested = 0
+                if stop_at is not None and sim.t >= stop_at - 0.5 * dt:
+                    self._running = False
+                    self._stop_at = None
+                if not (self._running or self._steps_requested):  # paused: exact resume point
+                    self._snaps.append((self._nbuf - 1, sim.t, sim.get_state()))
+                now = time.perf_counter()
+                if now - rate_t0 > 0.5:
+                    self._sps = rate_steps / (now - rate_t0)
+                    self._rtf = rate_sim / (now - rate_t0)
+                    rate_t0, rate_steps, rate_sim = now, 0, 0.0
+
+    def _start_run(self):
+        """Called with the lock held: build the simulator for the pending model."""
+        model, state = self._pending_model, self._pending_state
+        self._pending_model = self._pending_state = None
+        try:
+            sim = self._factory(model)
+            if state is not None:
+                sim.set_state(state)
+            self.sim = sim
+            self._names = list(sim.signal_names)
+            self._blocks = [np.asarray(sim.signal_vector(), dtype=float)[None, :].copy()]
+            self._nbuf = 1
+            self._snaps = [(0, sim.t, sim.get_state())]
+            self._new_run = True
+            self._last_snap_t = sim.t
+        except Exception as exc:  # bad model: report, keep the worker alive
+            self.sim = None
+            self._running = False
+            self._errors.append(f"cannot start the simulation: {exc}")
+
+    def _run_steps(self, sim, n):
+        """Step n times outside the lock; returns rows, snapshots, events and an error message."""
+        rows = []
+        snaps = []
+        events = []
+        error = None
+        interval = self.snapshot_interval
+        for _ in range(n):
+            try:
+                sim.step()
+            except Exception as exc:
+                t = getattr(exc, "t", sim.t)
+                error = f"simulation stopped at t = {t:.6g} s: {exc}"
+                if not type(exc).__name__ == "SimulationError":
+                    error += "\n" + traceback.format_exc(limit=3)
+                break
+            rows.append(sim.signal_vector())
+            if sim.t >= self._last_snap_t + interval - 1e-12:
+                snaps.append((len(rows) - 1, sim.t, sim.get_state()))
+                self._last_snap_t = sim.t
+        try:
+            events = list(sim.pop_events())
+        except Exception:
+            events = []
+        arr = np.asarray(rows, dtype=float) if rows else np.empty((0, len(self._names)))
+        return arr, snaps, events, error

@@ -1,0 +1,75 @@
+"""The run history: rows, columns, time lookup, spilling to disk, truncation for a new branch."""
+
+import os
+
+import numpy as np
+import pytest
+
+from nsgui.engine.recorder import Recorder
+
+
+def rows(n, t0=0.0, ncols=3):
+    t = t0 + 0.001 * np.arange(n)
+    return np.column_stack([t] + [np.sin(t * (k + 1)) for k in range(ncols - 1)])
+
+
+def test_columns_rows_and_time_lookup():
+    r = Recorder(["t", "a", "b"], chunk_rows=100)
+    data = rows(1234)
+    r.append(data[:7])
+    r.append(data[7:])
+    assert len(r) == 1234
+    np.testing.assert_array_equal(r.column("a"), data[:, 1])
+    np.testing.assert_array_equal(r.rows(95, 305), data[95:305])
+    np.testing.assert_array_equal(r.row(-1), data[-1])
+    assert r.row_at_time(0.5) == 500
+    assert r.row_at_time(0.5004) == 500
+    assert r.row_at_time(-1) == 0 and r.row_at_time(99) == 1233
+    with pytest.raises(KeyError, match="no recorded signal named 'zz'"):
+        r.column("zz")
+
+
+def test_memory_cap_spills_to_disk_and_loses_nothing(tmp_path):
+    r = Recorder(["t", "a", "b"], chunk_rows=1000, memory_cap=3 * 1000 * 3 * 8, spill_dir=tmp_path)
+    data = rows(20_500)
+    for i in range(0, len(data), 777):
+        r.append(data[i:i + 777])
+    assert r.memory_bytes <= 3 * 1000 * 3 * 8 + 1000 * 3 * 8
+    assert r.spilled_rows >= 15_000
+    files = [f for d in tmp_path.iterdir() for f in d.iterdir()]
+    assert any(f.suffix == ".npy" for f in files)
+    np.testing.assert_array_equal(r.rows(), data)
+    np.testing.assert_array_equal(r.column("b"), data[:, 2])
+    sig = r.signals()
+    np.testing.assert_array_equal(sig["t"], data[:, 0])
+    r.close()
+    assert not any(tmp_path.iterdir())
+
+
+def test_truncate_after_keeps_prefix_and_allows_new_branch(tmp_path):
+    r = Recorder(["t", "a", "b"], chunk_rows=1000, memory_cap=2 * 1000 * 3 * 8, spill_dir=tmp_path)
+    data = rows(10_000)
+    r.append(data)
+    for i in range(0, 10_000, 10):
+        r.add_snapshot(data[i, 0], i, ("state", i))
+    r.add_events([type("E", (), {"t": 2.0})(), type("E", (), {"t": 8.0})()])
+    r.truncate_after(2.5005)  # inside a spilled chunk
+    assert len(r) == 2501
+    assert r.snapshots[-1].row == 2500
+    assert r.snapshot_at_or_before(1.234).row == 1230
+    assert [e.t for e in r.events] == [2.0]
+    branch = rows(3000, t0=2.501)
+    branch[:, 1] = 42.0
+    r.append(branch)
+    np.testing.assert_array_equal(r.rows(0, 2501), data[:2501])
+    np.testing.assert_array_equal(r.rows(2501), branch)
+    c = r.copy()
+    r.close()
+    np.testing.assert_array_equal(c.column("a")[2501:], 42.0)
+
+
+def test_snapshot_interval():
+    r = Recorder(["t", "a"], snapshot_interval=0.01)
+    for i in range(100):
+        r.add_snapshot(i * 0.001, i, i)
+    assert [s.row for s in r.snapshots] == list(range(0, 100, 10))
