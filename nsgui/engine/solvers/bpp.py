@@ -26,33 +26,39 @@ _BACKUP = 3
 
 @numba.njit(cache=True)
 def _scan(M):
-    """Leftmost / rightmost non-zero column per row, and whether M is symmetric."""
+    """Leftmost / rightmost non-zero column per row (hi may overestimate), and symmetry.
+
+    One pass over the strict lower triangle: O(m^2) comparisons, no arithmetic worth noting.
+    """
     m = M.shape[0]
     lo = np.empty(m, dtype=np.int64)
     hi = np.empty(m, dtype=np.int64)
-    mmax = 0.0
-    for i in range(m):
-        for j in range(m):
-            mmax = max(mmax, abs(M[i, j]))
-    sym_tol = 1e-13 * mmax
     sym = True
     for i in range(m):
-        l = i
+        lo[i] = i
+        hi[i] = i
         for j in range(i):
-            if M[i, j] != 0.0:
-                l = j
-                break
-        h = i
-        for j in range(m - 1, i, -1):
-            if M[i, j] != 0.0:
-                h = j
-                break
-        lo[i] = l
-        hi[i] = h
-        if sym:
+            a = M[i, j]
+            b = M[j, i]
+            if a != b and abs(a - b) > 1e-13 * (abs(a) + abs(b)):
+                sym = False
+            if a != 0.0 and lo[i] == i:
+                lo[i] = j
+    if sym:
+        # a non-zero M[i, j] with j > i means lo[j] <= i
+        for j in range(m):
+            for i in range(lo[j], j):
+                if hi[i] < j:
+                    hi[i] = j
+    else:
+        for i in range(m):
+            for j in range(m - 1, i, -1):
+                if M[i, j] != 0.0:
+                    hi[i] = j
+                    break
             for j in range(i):
-                if abs(M[i, j] - M[j, i]) > sym_tol:
-                    sym = False
+                if M[i, j] != 0.0:
+                    lo[i] = j
                     break
     return lo, hi, sym
 

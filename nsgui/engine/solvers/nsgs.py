@@ -79,7 +79,9 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     residuals.fc2d_residual, made relative to the free velocity when that exceeds 1).
     status 0: error <= tol; 2: max_iter sweeps done without reaching tol.
     Contacts with W_NN <= 1e-14 * max diag(W) are skipped (r = 0): they cannot act on anything.
-    Contacts with mu = 0 or W_TT <= 1e-14 * W_NN are treated as frictionless (r_T = 0).
+    Contacts with mu = 0 are frictionless (r_T = 0). A contact with W_TT = 0 (its tangential
+    percussion moves nothing) needs no division by W_TT: the slip candidates give
+    r_T = -mu r_N sign(u_T), which the law requires and which has no effect on u.
     """
     m = q.shape[0]
     nc = m // 2
@@ -123,7 +125,7 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
             rT = r[iT]
             qN = u[iN] - a * rN - b * rT
             qT = u[iT] - bp * rN - d * rT
-            frictionless = mu[c] <= 0.0 or d <= 1e-14 * a
+            frictionless = mu[c] <= 0.0
             nN, nT = _local_solve(a, b, bp, d, qN, qT, mu[c], frictionless)
             dN = nN - rN
             dT = nT - rT

@@ -1,0 +1,338 @@
+"""One-step problem solvers: LCP (Lemke, PGS, BPP) and 2-D frictional contact (NSGS, Lemke).
+
+Random problems are seeded. Delassus-like matrices are built as W = H A^-1 H^T with q = H v,
+which is how the stepper forms them (q in the range of H makes every problem solvable).
+"""
+
+import numpy as np
+import pytest
+
+from nsgui.engine.solvers import (
+    bpp_lcp,
+    fc2d_residual,
+    lcp_residual,
+    lemke,
+    lemke_fc2d,
+    nsgs_fc2d,
+    pgs_lcp,
+)
+from nsgui.engine.solvers._linalg import band_cholesky_solve_inplace
+
+TOL = 1e-9
+
+
+def delassus(rng, rows, ndof):
+    H = rng.standard_normal((rows, ndof))
+    B = rng.standard_normal((ndof, ndof))
+    A = B @ B.T + ndof * np.eye(ndof)
+    W = H @ np.linalg.solve(A, H.T)
+    W = 0.5 * (W + W.T)
+    q = H @ rng.standard_normal(ndof)
+    return W, q
+
+
+def chain(n, mass=1.0, g=9.81, h=1e-3, v=None):
+    """Bead column resting on the ground: contact k joins bead k-1 (k=0: ground) and bead k."""
+    H = np.eye(n) - np.eye(n, k=-1)
+    M = H @ H.T / mass
+    vfree = np.full(n, -g * h) if v is None else v
+    return M, H @ vfree
+
+
+# ---------------------------------------------------------------- LCP: hand-checkable problems
+
+
+def test_lemke_known_solutions():
+    M = np.array([[2.0, 1.0], [1.0, 2.0]])
+    z, status, piv = lemke(M, np.array([-5.0, -6.0]), 100)
+    assert status == 0
+    np.testing.assert_allclose(z, [4 / 3, 7 / 3], rtol=1e-13)
+    z, status, piv = lemke(M, np.array([-1.0, 4.0]), 100)
+    assert status == 0
+    np.testing.assert_allclose(z, [0.5, 0.0], atol=1e-14)
+    z, status, piv = lemke(M, np.array([1.0, 0.0]), 100)  # q >= 0: z = 0 without pivoting
+    assert status == 0 and piv == 0 and not z.any()
+
+
+def test_lemke_ray_on_infeasible_psd_problem():
+    # w1 + w2 = -2 for every z: no solution; M is PSD so Lemke must end on a ray
+    M = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    z, status, piv = lemke(M, np.array([-1.0, -1.0]), 100)
+    assert status == 1
+    z, status, piv = lemke(np.zeros((1, 1)), np.array([-1.0]), 100)
+    assert status == 1
+
+
+def test_lemke_pivot_cap_reported():
+    rng = np.random.default_rng(7)
+    M, q = delassus(rng, 12, 20)
+    q = -np.abs(q) - 1.0  # every contact active: needs about 13 pivots
+    z, status, piv = lemke(M, q, 3)
+    assert status == 2 and piv == 3
+
+
+@pytest.mark.parametrize("k", [2, 5, 9])
+def test_degenerate_duplicate_contacts_do_not_cycle(k):
+    # k identical contacts (rank-1 M, all ratios tie): any z >= 0 with sum z = 1 is a solution
+    M = np.ones((k, k))
+    q = -np.ones(k)
+    z, status, piv = lemke(M, q, 1000)
+    assert status == 0 and piv <= 2 * k + 2
+    assert lcp_residual(M, q, z) < TOL
+    np.testing.assert_allclose(q + M @ z, 0.0, atol=1e-12)
+    # ties plus zero entries of q (degenerate starting basis), redundant pairs of contacts
+    H = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [1.0, 1.0], [1.0, 1.0]])
+    M = H @ H.T
+    q = np.array([-1.0, -1.0, 0.0, 0.0, -1.0, -1.0])
+    z, status, piv = lemke(M, q, 1000)
+    assert status == 0 and piv < 50
+    assert lcp_residual(M, q, z) < TOL
+    z3, status3, it3 = bpp_lcp(M, q, np.zeros(6, dtype=bool), 50)
+    if status3 == 0:
+        np.testing.assert_allclose(q + M @ z3, q + M @ z, atol=1e-10)
+
+
+# ---------------------------------------------------------------- LCP: random PD / PSD
+
+
+@pytest.mark.parametrize("rank_deficient", [False, True])
+def test_three_lcp_solvers_agree_on_random_problems(rank_deficient):
+    rng = np.random.default_rng(11 if rank_deficient else 10)
+    n_bpp_ok = 0
+    n = 0
+    for m in (1, 3, 6, 12, 25):
+        for _ in range(8):
+            ndof = int(rng.integers(1, m + 1)) if rank_deficient else m + 3
+            M, q = delassus(rng, m, ndof)
+            z1, s1, _ = lemke(M, q, 10 * m + 10)
+            assert s1 == 0 and lcp_residual(M, q, z1) < TOL
+            w1 = q + M @ z1
+            z2, s2, _, res2 = pgs_lcp(M, q, np.zeros(m), 1e-12, 200000)
+            assert s2 == 0 and res2 <= 1e-12 and lcp_residual(M, q, z2) < TOL
+            np.testing.assert_allclose(q + M @ z2, w1, atol=1e-7)
+            z3, s3, _ = bpp_lcp(M, q, rng.random(m) < 0.5, 100)
+            n += 1
+            if s3 == 0:
+                n_bpp_ok += 1
+                assert lcp_residual(M, q, z3) < TOL
+                np.testing.assert_allclose(q + M @ z3, w1, atol=1e-9)
+            else:
+                assert rank_deficient, "bpp must solve symmetric PD problems"
+            if not rank_deficient:  # unique solution
+                np.testing.assert_allclose(z3, z1, atol=1e-9)
+                np.testing.assert_allclose(z2, z1, atol=1e-8)
+    # with redundant contacts BPP drops dependent rows and still solves most problems
+    assert n_bpp_ok >= 0.8 * n
+
+
+def test_pgs_warm_start_and_cap():
+    rng = np.random.default_rng(3)
+    M, q = delassus(rng, 10, 14)
+    z, s, _ = lemke(M, q, 100)
+    z2, s2, it, res = pgs_lcp(M, q, z, 1e-10, 100)
+    assert s2 == 0 and it <= 1 and res <= 1e-10
+    Mc, qc = chain(60)
+    z3, s3, it3, res3 = pgs_lcp(Mc, qc, np.zeros(60), 1e-12, 20)  # stiff chain hits the cap
+    assert s3 == 2 and it3 == 20 and res3 > 1e-12
+    assert res3 == pytest.approx(lcp_residual(Mc, qc, z3), rel=1e-12, abs=1e-15)
+
+
+def test_nonsymmetric_p_matrix_bpp_uses_lu_and_matches_lemke():
+    rng = np.random.default_rng(5)
+    for m in (4, 10, 20):
+        B = rng.standard_normal((m, m))
+        K = rng.standard_normal((m, m))
+        M = B @ B.T + np.eye(m) + (K - K.T)  # positive definite, not symmetric: a P-matrix
+        q = rng.standard_normal(m)
+        z1, s1, _ = lemke(M, q, 1000)
+        z3, s3, _ = bpp_lcp(M, q, np.zeros(m, dtype=bool), 200)
+        assert s1 == 0 and s3 == 0
+        assert lcp_residual(M, q, z3) < TOL
+        np.testing.assert_allclose(z3, z1, atol=1e-9)
+
+
+# ---------------------------------------------------------------- BPP on chains
+
+
+def test_bpp_chain_of_100_resting_is_one_iteration():
+    n, mass, g, h = 100, 0.2, 9.81, 1e-3
+    M, q = chain(n, mass, g, h)
+    z, status, it = bpp_lcp(M, q, np.ones(n, dtype=bool), 50)
+    assert status == 0 and it == 1
+    # contact k carries the weight of the n - k beads above it over the step
+    np.testing.assert_allclose(z, (n - np.arange(n)) * mass * g * h, rtol=1e-10)
+    zl, sl, _ = lemke(M, q, 1000)
+    assert sl == 0
+    np.testing.assert_allclose(zl, z, rtol=1e-10)
+    # cold start still solves (one contact joins per iteration)
+    z0, s0, it0 = bpp_lcp(M, q, np.zeros(n, dtype=bool), 500)
+    assert s0 == 0 and it0 > 1
+    np.testing.assert_allclose(z0, z, rtol=1e-10)
+
+
+def test_bpp_chain_impact_and_separation():
+    n, g, h = 100, 9.81, 1e-3
+    resting = (n - 1 - np.arange(n - 1)) * g * h  # percussions of a 99-bead column at rest
+    # a bead falls onto the resting column: previous active set = all but the new top contact
+    v = np.full(n, -g * h)
+    v[-1] -= 2.0
+    M, q = chain(n, 1.0, g, h, v)
+    guess = np.ones(n, dtype=bool)
+    guess[-1] = False
+    z, status, it = bpp_lcp(M, q, guess, 50)
+    assert status == 0 and it == 2  # the new contact joins, then the solve is verified
+    zl, sl, _ = lemke(M, q, 1000)
+    assert sl == 0
+    np.testing.assert_allclose(z, zl, rtol=1e-10)
+    # plastic impact: the whole column ends at rest (w = 0 everywhere)
+    np.testing.assert_allclose(q + M @ z, 0.0, atol=1e-12)
+    # the top five beads are thrown upwards: their contacts open
+    v = np.full(n, -g * h)
+    v[-5:] += 1.0
+    M, q = chain(n, 1.0, g, h, v)
+    z, status, it = bpp_lcp(M, q, np.ones(n, dtype=bool), 200)
+    assert status == 0
+    np.testing.assert_array_equal(z[-5:], 0.0)  # inside the block w = 0 with z = 0
+    np.testing.assert_allclose(z[:-5], resting[:-4] - 4 * g * h, rtol=1e-10)
+    exact = np.arange(n) < n - 5
+    z2, status2, it2 = bpp_lcp(M, q, exact, 200)  # right guess: one solve
+    assert status2 == 0 and it2 == 1
+    np.testing.assert_allclose(z2, z, rtol=1e-12)
+
+
+def test_bpp_banded_and_dense_paths_agree_on_permuted_chain():
+    n = 40
+    M, q = chain(n)
+    q = q + np.linspace(-1e-3, 1e-3, n)
+    p = np.random.default_rng(2).permutation(n)
+    Mp, qp = M[np.ix_(p, p)], q[p]  # same problem, bandwidth ~ n: dense factorisation
+    z, s, _ = bpp_lcp(M, q, np.ones(n, dtype=bool), 100)
+    zp, sp, _ = bpp_lcp(Mp, qp, np.ones(n, dtype=bool), 100)
+    assert s == 0 and sp == 0
+    np.testing.assert_allclose(zp, z[p], atol=1e-12)
+
+
+@pytest.mark.parametrize("bw", [0, 1, 3, 7, 19])
+def test_band_cholesky_matches_dense_solve(bw):
+    rng = np.random.default_rng(bw)
+    n = 20
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(max(0, i - bw), i + 1):
+            S[i, j] = S[j, i] = rng.standard_normal()
+    S = S @ S.T  # bandwidth 2 bw, SPD
+    b2 = 2 * bw if 2 * bw < n else n - 1
+    L = np.zeros((n, b2 + 1))
+    for i in range(n):
+        for j in range(max(0, i - b2), i + 1):
+            L[i, b2 - (i - j)] = S[i, j]
+    S += np.eye(n)
+    L[:, b2] += 1.0
+    rhs = rng.standard_normal(n)
+    x = rhs.copy()
+    dropped = np.zeros(n, dtype=bool)
+    assert band_cholesky_solve_inplace(L, b2, x, dropped)
+    assert not dropped.any()
+    np.testing.assert_allclose(S @ x, rhs, atol=1e-10)
+
+
+# ---------------------------------------------------------------- FC2D
+
+
+def test_single_contact_sliding_matches_coulomb():
+    m, g, h, mu, v0 = 2.0, 9.81, 1e-3, 0.3, 0.5
+    W = np.diag([1 / m, 1 / m])
+    q = np.array([-g * h, v0])
+    mus = np.array([mu])
+    for solve in ("nsgs", "lemke"):
+        r = _fc2d(solve, W, q, mus)
+        np.testing.assert_allclose(r, [m * g * h, -mu * m * g * h], rtol=1e-12)
+        u = W @ r + q
+        assert u[0] == pytest.approx(0.0, abs=1e-15) and u[1] == pytest.approx(v0 - mu * g * h)
+    # negative sliding velocity: friction acts the other way
+    r = _fc2d("nsgs", W, np.array([-g * h, -v0]), mus)
+    np.testing.assert_allclose(r, [m * g * h, mu * m * g * h], rtol=1e-12)
+
+
+def test_single_contact_coupled_slip_analytic():
+    # normal/tangent coupling (off-centre contact): slip s = +1 gives r_N = -q_N / (a - mu b)
+    a, b, d, mu = 2.0, 0.6, 1.5, 0.4
+    W = np.array([[a, b], [b, d]])
+    q = np.array([-1.0, 3.0])
+    rN = 1.0 / (a - mu * b)
+    for solve in ("nsgs", "lemke"):
+        r = _fc2d(solve, W, q, np.array([mu]))
+        np.testing.assert_allclose(r, [rN, -mu * rN], rtol=1e-12)
+        assert (W @ r + q)[1] > 0
+
+
+def test_single_contact_sticking_and_takeoff():
+    m, g, h, mu = 1.0, 9.81, 1e-3, 0.5
+    W = np.diag([1 / m, 1 / m])
+    v0 = 0.4 * mu * g * h  # small enough to be stopped within the step
+    for solve in ("nsgs", "lemke"):
+        r = _fc2d(solve, W, np.array([-g * h, v0]), np.array([mu]))
+        np.testing.assert_allclose(r, [m * g * h, -m * v0], rtol=1e-12)
+        np.testing.assert_allclose(W @ r + np.array([-g * h, v0]), 0.0, atol=1e-15)
+        r = _fc2d(solve, W, np.array([0.1, 2.0]), np.array([mu]))  # separating: no force
+        np.testing.assert_array_equal(r, 0.0)
+
+
+def test_frictionless_and_degenerate_rows():
+    # contact 0: mu = 0; contact 1: W_TT = 0 (no tangential mobility); contact 2: W_NN = 0
+    W = np.zeros((6, 6))
+    W[0, 0] = W[1, 1] = 1.0
+    W[2, 2] = 2.0
+    W[0, 2] = W[2, 0] = 0.5
+    q = np.array([-1.0, 2.0, -1.0, 3.0, 0.5, 0.0])
+    mu = np.array([0.0, 0.7, 0.5])
+    r, s, it, err = nsgs_fc2d(W, q, mu, np.zeros(6), 1e-12, 100)
+    assert s == 0 and np.isfinite(r).all()
+    assert r[1] == 0.0 and r[4] == 0.0 and r[5] == 0.0
+    # W_TT = 0: r_T has no effect; the law puts it on the cone edge opposite to u_T = 3
+    assert r[3] == pytest.approx(-0.7 * r[2], rel=1e-12)
+    assert fc2d_residual(W, q, mu, r) < TOL
+    rN = np.linalg.solve(W[np.ix_([0, 2], [0, 2])], [1.0, 1.0])
+    np.testing.assert_allclose(r[[0, 2]], rN, rtol=1e-10)
+    rl, sl, _ = lemke_fc2d(W, q, mu, 200)
+    assert sl == 0 and fc2d_residual(W, q, mu, rl) < TOL
+    np.testing.assert_allclose(rl[[0, 2]], rN, rtol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_fc2d_nsgs_and_lemke_agree(seed):
+    rng = np.random.default_rng(100 + seed)
+    for nc in (1, 2, 4, 8):
+        for _ in range(10):
+            ndof = 2 * nc + int(rng.integers(0, 4))  # W positive definite
+            W, q = delassus(rng, 2 * nc, ndof)
+            mu = rng.uniform(0.0, 1.0, nc)
+            r1, s1, _, err = nsgs_fc2d(W, q, mu, np.zeros(2 * nc), 1e-13, 20000)
+            r2, s2, _ = lemke_fc2d(W, q, mu, 2000)
+            assert s1 == 0 and err <= 1e-13 and s2 == 0
+            assert fc2d_residual(W, q, mu, r1) < TOL
+            assert fc2d_residual(W, q, mu, r2) < TOL
+            np.testing.assert_allclose(W @ r1 + q, W @ r2 + q, atol=1e-7)
+
+
+def test_fc2d_redundant_contacts_lemke_solves_nsgs_warm_start():
+    # fewer dofs than constraint rows: W is singular (redundant contacts)
+    rng = np.random.default_rng(42)
+    for nc in (2, 4, 6):
+        for _ in range(6):
+            W, q = delassus(rng, 2 * nc, int(rng.integers(1, 2 * nc)))
+            mu = rng.uniform(0.0, 1.0, nc)
+            r2, s2, _ = lemke_fc2d(W, q, mu, 5000)
+            assert s2 == 0 and fc2d_residual(W, q, mu, r2) < TOL
+            # warm-started at the solution NSGS stops at once
+            r1, s1, it, err = nsgs_fc2d(W, q, mu, r2, 1e-9, 10)
+            assert s1 == 0 and it <= 1
+
+
+def _fc2d(solver, W, q, mu):
+    if solver == "nsgs":
+        r, s, _, err = nsgs_fc2d(W, q, mu, np.zeros(q.size), 1e-14, 1000)
+    else:
+        r, s, _ = lemke_fc2d(W, q, mu, 1000)
+    assert s == 0
+    return r
