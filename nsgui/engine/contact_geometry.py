@@ -1,0 +1,109 @@
+"""Exact planar gap functions, contact points and normals for every candidate contact point.
+
+A candidate is a circle (centre fixed on body A, radius ra >= 0: a disk, a capsule end, a polygon vertex
+or a point) against one feature of B: a half-plane, a world segment, a circle on a body, or a rounded
+convex polygon on a body (a capsule is a 2-vertex polygon rounded by its radius). Joint limits are
+candidates too (B type LIMIT). The normal n points from B to A; the gap is n-distance between the
+surfaces (negative = penetration); the tangent is t = (n_y, -n_x) (ground normal +y gives tangent +x).
+"""
+
+import numpy as np
+from numba import njit
+
+from .dynamics import point_world
+
+HALFPLANE, SEGMENT, CIRCLE, POLYGON, LIMIT = 0, 1, 2, 3, 4
+
+# candidate int columns
+CI_ABODY, CI_BTYPE, CI_BBODY, CI_VSTART, CI_VCOUNT, CI_OWNER = range(6)
+# candidate float columns
+CF_ALX, CF_ALY, CF_RA, CF_E, CF_MU, CF_B0, CF_B1, CF_B2, CF_B3, CF_RB = range(10)
+
+
+@njit(cache=True)
+def _closest_on_segment(px, py, ax, ay, bx, by):
+    ex, ey = bx - ax, by - ay
+    L2 = ex * ex + ey * ey
+    s = 0.0
+    if L2 > 0.0:
+        s = ((px - ax) * ex + (py - ay) * ey) / L2
+        if s < 0.0:
+            s = 0.0
+        elif s > 1.0:
+            s = 1.0
+    return ax + s * ex, ay + s * ey, s
+
+
+@njit(cache=True)
+def _unit_or(dx, dy, fx, fy):
+    d = np.sqrt(dx * dx + dy * dy)
+    if d > 1e-14:
+        return dx / d, dy / d, d
+    return fx, fy, 0.0
+
+
+@njit(cache=True)
+def candidate_geometry(c, q, ci, cf, verts, pos, ang):
+    """Returns (gap, nx, ny, pax, pay, pbx, pby) for candidate c; pa on A's surface, pb on B's."""
+    a = ci[c, CI_ABODY]
+    bt = ci[c, CI_BTYPE]
+    if bt == LIMIT:
+        j = ci[c, CI_VSTART]
+        sgn = float(ci[c, CI_VCOUNT])
+        return sgn * (q[j] - cf[c, CF_B0]), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    cx, cy = point_world(a, cf[c, CF_ALX], cf[c, CF_ALY], pos, ang)
+    ra = cf[c, CF_RA]
+    rb = cf[c, CF_RB]
+    b = ci[c, CI_BBODY]
+    if bt == HALFPLANE:
+        nx, ny = cf[c, CF_B2], cf[c, CF_B3]
+        sd = nx * (cx - cf[c, CF_B0]) + ny * (cy - cf[c, CF_B1])
+    elif bt == SEGMENT:
+        ax_, ay_, bx_, by_ = cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3]
+        px, py, s = _closest_on_segment(cx, cy, ax_, ay_, bx_, by_)
+        ex, ey = bx_ - ax_, by_ - ay_
+        el = np.sqrt(ex * ex + ey * ey)
+        lnx, lny = -ey / el, ex / el  # left normal of a->b: the free side
+        if 0.0 < s < 1.0:
+            nx, ny = lnx, lny
+            sd = nx * (cx - ax_) + ny * (cy - ay_)
+        else:
+            nx, ny, sd = _unit_or(cx - px, cy - py, lnx, lny)
+    elif bt == CIRCLE:
+        bx_, by_ = point_world(b, cf[c, CF_B0], cf[c, CF_B1], pos, ang)
+        # fallback normal: +y (beads stacked on a vertical line never coincide in practice)
+        nx, ny, sd = _unit_or(cx - bx_, cy - by_, 0.0, 1.0)
+    else:  # POLYGON (vertices local to body b, counter-clockwise)
+        v0 = ci[c, CI_VSTART]
+        nv = ci[c, CI_VCOUNT]
+        best_in = -1e300
+        bnx = bny = 0.0
+        best_d2 = 1e300
+        qx = qy = 0.0
+        for k in range(nv):
+            ax_, ay_ = point_world(b, verts[v0 + k, 0], verts[v0 + k, 1], pos, ang)
+            k2 = k + 1 if k + 1 < nv else 0
+            bx_, by_ = point_world(b, verts[v0 + k2, 0], verts[v0 + k2, 1], pos, ang)
+            px, py, s = _closest_on_segment(cx, cy, ax_, ay_, bx_, by_)
+            d2 = (cx - px) ** 2 + (cy - py) ** 2
+            if d2 < best_d2:
+                best_d2 = d2
+                qx, qy = px, py
+            if nv >= 3:
+                ex, ey = bx_ - ax_, by_ - ay_
+                el = np.sqrt(ex * ex + ey * ey)
+                onx, ony = ey / el, -ex / el  # outward normal of a CCW polygon
+                sde = onx * (cx - ax_) + ony * (cy - ay_)
+                if sde > best_in:
+                    best_in = sde
+                    bnx, bny = onx, ony
+        if nv >= 3 and best_in <= 0.0:
+            nx, ny, sd = bnx, bny, best_in
+        else:
+            nx, ny, sd = _unit_or(cx - qx, cy - qy, bnx, bny)
+            if nv < 3 and sd == 0.0 and nx == 0.0 and ny == 0.0:
+                nx, ny = 0.0, 1.0
+    gap = sd - ra - rb
+    pax, pay = cx - ra * nx, cy - ra * ny
+    pbx, pby = cx - (sd - rb) * nx, cy - (sd - rb) * ny
+    return gap, nx, ny, pax, pay, pbx, pby

@@ -1,0 +1,202 @@
+"""Planar multibody dynamics of a kinematic tree: kinematics, M(q), bias, gravity, force elements.
+
+Numba kernels over the compiled model's arrays (see compile.py for the layout). Jacobians are dense
+(nb, 2, nq) / (nb, nq) arrays but only the columns on each body's path to the root are ever written
+(`path`), so the cost is O(sum of path lengths) rather than O(nb * nq).
+
+Recursion (forward pass, parent before child; R(a) the rotation by a, perp(x, y) = (-y, x)):
+  joint point  w   = p_parent + R(th_parent) s      s = anchor_p (+ q axis), or (x, y) for free joints
+  child frame  p_c = w - R(th_c) anchor_c,          th_c = th_parent + angle (+ q)
+Velocity-product ("bias") accelerations are the accelerations with qdd = 0 (planar: no angular bias).
+"""
+
+import numpy as np
+from numba import njit
+
+FIXED, REVOLUTE, PRISMATIC, FREE = 0, 1, 2, 3
+
+# body float columns
+BF_APX, BF_APY, BF_ACX, BF_ACY, BF_AXX, BF_AXY, BF_ANGLE, BF_MASS, BF_INERTIA, BF_COMX, BF_COMY = range(11)
+
+
+@njit(cache=True)
+def body_kinematics(q, v, bi, bf, order, path, plen, pos, ang, vel, omg, acc, Jp, Ja):
+    """Frame poses, velocities, bias accelerations and Jacobians of every body."""
+    for k in range(order.shape[0]):
+        b = order[k]
+        par = bi[b, 0]
+        jt = bi[b, 1]
+        qi = bi[b, 2]
+        if par >= 0:
+            ppx, ppy, thp = pos[par, 0], pos[par, 1], ang[par]
+            vpx, vpy, wp = vel[par, 0], vel[par, 1], omg[par]
+            apx, apy = acc[par, 0], acc[par, 1]
+        else:
+            ppx = ppy = thp = vpx = vpy = wp = apx = apy = 0.0
+        sdx = sdy = 0.0
+        if jt == FREE:
+            sx, sy = q[qi], q[qi + 1]
+            sdx, sdy = v[qi], v[qi + 1]
+            th = thp + q[qi + 2]
+            w = wp + v[qi + 2]
+        elif jt == PRISMATIC:
+            sx = bf[b, BF_APX] + q[qi] * bf[b, BF_AXX]
+            sy = bf[b, BF_APY] + q[qi] * bf[b, BF_AXY]
+            sdx, sdy = v[qi] * bf[b, BF_AXX], v[qi] * bf[b, BF_AXY]
+            th = thp + bf[b, BF_ANGLE]
+            w = wp
+        elif jt == REVOLUTE:
+            sx, sy = bf[b, BF_APX], bf[b, BF_APY]
+            th = thp + bf[b, BF_ANGLE] + q[qi]
+            w = wp + v[qi]
+        else:
+            sx, sy = bf[b, BF_APX], bf[b, BF_APY]
+            th = thp + bf[b, BF_ANGLE]
+            w = wp
+        c, s = np.cos(thp), np.sin(thp)
+        rsx, rsy = c * sx - s * sy, s * sx + c * sy          # R(thp) s
+        rdx, rdy = c * sdx - s * sdy, s * sdx + c * sdy      # R(thp) s'
+        wx, wy = ppx + rsx, ppy + rsy
+        wvx, wvy = vpx - wp * rsy + rdx, vpy + wp * rsx + rdy
+        wax = apx - wp * wp * rsx - 2.0 * wp * rdy
+        way = apy - wp * wp * rsy + 2.0 * wp * rdx
+        if jt == FREE:
+            acx = acy = 0.0
+        else:
+            cc, sc = np.cos(th), np.sin(th)
+            acx = cc * bf[b, BF_ACX] - sc * bf[b, BF_ACY]
+            acy = sc * bf[b, BF_ACX] + cc * bf[b, BF_ACY]
+        pos[b, 0], pos[b, 1] = wx - acx, wy - acy
+        ang[b] = th
+        vel[b, 0], vel[b, 1] = wvx + w * acy, wvy - w * acx
+        omg[b] = w
+        acc[b, 0], acc[b, 1] = wax + w * w * acx, way + w * w * acy
+        for kk in range(plen[b]):
+            j = path[b, kk]
+            if par >= 0:
+                jx = Jp[par, 0, j] - rsy * Ja[par, j]
+                jy = Jp[par, 1, j] + rsx * Ja[par, j]
+                ja = Ja[par, j]
+            else:
+                jx = jy = ja = 0.0
+            if jt == FREE:
+                if j == qi:
+                    jx += c
+                    jy += s
+                elif j == qi + 1:
+                    jx -= s
+                    jy += c
+                elif j == qi + 2:
+                    ja += 1.0
+            elif jt == PRISMATIC and j == qi:
+                jx += c * bf[b, BF_AXX] - s * bf[b, BF_AXY]
+                jy += s * bf[b, BF_AXX] + c * bf[b, BF_AXY]
+            elif jt == REVOLUTE and j == qi:
+                ja += 1.0
+            Jp[b, 0, j] = jx + acy * ja
+            Jp[b, 1, j] = jy - acx * ja
+            Ja[b, j] = ja
+
+
+@njit(cache=True)
+def com_terms(bf, pos, ang, omg, acc, gx, gy, path, plen, Jp, Ja, M, bias, grav, want_mass):
+    """M(q) (if want_mass), bias c(q, v) and gravity generalized force; returns the gravity potential."""
+    nb = pos.shape[0]
+    if want_mass:
+        M[:, :] = 0.0
+    bias[:] = 0.0
+    grav[:] = 0.0
+    U = 0.0
+    for b in range(nb):
+        m = bf[b, BF_MASS]
+        inertia = bf[b, BF_INERTIA]
+        c, s = np.cos(ang[b]), np.sin(ang[b])
+        rx = c * bf[b, BF_COMX] - s * bf[b, BF_COMY]
+        ry = s * bf[b, BF_COMX] + c * bf[b, BF_COMY]
+        w = omg[b]
+        ax = acc[b, 0] - w * w * rx
+        ay = acc[b, 1] - w * w * ry
+        U -= m * (gx * (pos[b, 0] + rx) + gy * (pos[b, 1] + ry))
+        n = plen[b]
+        for k1 in range(n):
+            j1 = path[b, k1]
+            cx1 = Jp[b, 0, j1] - ry * Ja[b, j1]
+            cy1 = Jp[b, 1, j1] + rx * Ja[b, j1]
+            bias[j1] += m * (cx1 * ax + cy1 * ay)
+            grav[j1] += m * (cx1 * gx + cy1 * gy)
+            if want_mass:
+                for k2 in range(n):
+                    j2 = path[b, k2]
+                    cx2 = Jp[b, 0, j2] - ry * Ja[b, j2]
+                    cy2 = Jp[b, 1, j2] + rx * Ja[b, j2]
+                    M[j1, j2] += m * (cx1 * cx2 + cy1 * cy2) + inertia * Ja[b, j1] * Ja[b, j2]
+    return U
+
+
+@njit(cache=True)
+def point_jacobian_add(b, wx, wy, path, plen, pos, Jp, Ja, dirx, diry, scale, row):
+    """row += scale * dir^T J_w for the world point w rigidly attached to body b (b < 0: world, no-op)."""
+    if b < 0:
+        return
+    rx, ry = wx - pos[b, 0], wy - pos[b, 1]
+    for k in range(plen[b]):
+        j = path[b, k]
+        jx = Jp[b, 0, j] - ry * Ja[b, j]
+        jy = Jp[b, 1, j] + rx * Ja[b, j]
+        row[j] += scale * (dirx * jx + diry * jy)
+
+
+@njit(cache=True)
+def point_world(b, lx, ly, pos, ang):
+    if b < 0:
+        return lx, ly
+    c, s = np.cos(ang[b]), np.sin(ang[b])
+    return pos[b, 0] + c * lx - s * ly, pos[b, 1] + s * lx + c * ly
+
+
+@njit(cache=True)
+def point_velocity(b, wx, wy, pos, vel, omg):
+    if b < 0:
+        return 0.0, 0.0
+    rx, ry = wx - pos[b, 0], wy - pos[b, 1]
+    return vel[b, 0] - omg[b] * ry, vel[b, 1] + omg[b] * rx
+
+
+@njit(cache=True)
+def element_forces(q, v, si, sf, ji, jf, fi, ff, path, plen, pos, ang, vel, omg, Jp, Ja, Q, tmp):
+    """Adds spring/damper/constant forces to Q. Returns (potential energy, damper power (<= 0))."""
+    U = 0.0
+    Pd = 0.0
+    for e in range(si.shape[0]):
+        a, b = si[e, 0], si[e, 1]
+        ax, ay = point_world(a, sf[e, 0], sf[e, 1], pos, ang)
+        bx, by = point_world(b, sf[e, 2], sf[e, 3], pos, ang)
+        dx, dy = bx - ax, by - ay
+        L = np.sqrt(dx * dx + dy * dy)
+        k, c, L0 = sf[e, 4], sf[e, 5], sf[e, 6]
+        if L > 1e-12:
+            nx, ny = dx / L, dy / L
+        else:
+            nx, ny = 0.0, 0.0
+        vax, vay = point_velocity(a, ax, ay, pos, vel, omg)
+        vbx, vby = point_velocity(b, bx, by, pos, vel, omg)
+        Ldot = nx * (vbx - vax) + ny * (vby - vay)
+        fs = k * (L - L0)
+        fd = c * Ldot
+        U += 0.5 * k * (L - L0) ** 2
+        Pd -= fd * Ldot
+        f = fs + fd  # tension: pulls a towards b
+        point_jacobian_add(a, ax, ay, path, plen, pos, Jp, Ja, nx, ny, f, Q)
+        point_jacobian_add(b, bx, by, path, plen, pos, Jp, Ja, nx, ny, -f, Q)
+    for e in range(ji.shape[0]):
+        j = ji[e]
+        k, c, rest = jf[e, 0], jf[e, 1], jf[e, 2]
+        U += 0.5 * k * (q[j] - rest) ** 2
+        Pd -= c * v[j] * v[j]
+        Q[j] += -k * (q[j] - rest) - c * v[j]
+    for e in range(fi.shape[0]):
+        b = fi[e]
+        px, py = point_world(b, ff[e, 0], ff[e, 1], pos, ang)
+        U -= ff[e, 2] * px + ff[e, 3] * py
+        point_jacobian_add(b, px, py, path, plen, pos, Jp, Ja, ff[e, 2], ff[e, 3], 1.0, Q)
+    return U, Pd

@@ -1,0 +1,493 @@
+"""The Moreau–Jean θ time-stepping loop, compiled with numba.
+
+One step (q_k, v_k) -> (q_k+1, v_k+1), exactly the scheme of docs/../time_stepping.md §3 when projection
+is off: activation y + γ h y' <= 0 at the start of the step; iteration matrix W^ = M - hθ ∂F/∂v -
+h²θ² ∂F/∂q taken at the start of the step (one Newton iteration); free velocity; one-step LCP (or 2-D
+friction-contact problem) in the percussions over the step with Newton's law in the right-hand side;
+q_k+1 = q_k + h(θ v_k+1 + (1-θ) v_k). The optional position projection then moves q along M⁻¹Hᵀ to
+remove penetration (velocities untouched), and books the potential energy it changes.
+"""
+
+import numpy as np
+from numba import njit
+
+from .contact_geometry import (CF_E, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE, CI_VSTART, CI_VCOUNT, LIMIT,
+                               candidate_geometry)
+from .dynamics import body_kinematics, com_terms, element_forces, point_jacobian_add
+from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
+
+# settings (float): index names
+FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK = range(8)
+# settings (int)
+IS_SOLVER, IS_MAXIT, IS_PROJECTION, IS_CONST_M, IS_CONST_F = range(5)
+SOLVER_AUTO, SOLVER_LEMKE, SOLVER_NSGS = 0, 1, 2
+# accumulated energies
+ACC_IMPACT, ACC_FRICTION, ACC_DAMPING, ACC_ACTUATORS, ACC_PROJECTION, ACC_E0 = range(6)
+# statistics
+ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS = range(6)
+# return codes
+OK, SOLVER_FAILED, NOT_FINITE = 0, 1, 2
+# contact status
+OPEN, STICK, SLIP, IMPACT = 0, 1, 2, 3
+N_ENERGY = 10
+
+
+class Work:
+    """Scratch arrays shaped for one model (plain Python holder; unpacked into the kernel)."""
+
+
+@njit(cache=True)
+def _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, gx, gy,
+              pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F, want_mass,
+              gap, nrm, pa, pb, U):
+    """Kinematics, M, forces (without actuators) and contact geometry at (q, v). Returns (Ugrav+Uel, Pd)."""
+    body_kinematics(q, v, bi, bf, order, path, plen, pos, ang, vel, omg, acc, Jp, Ja)
+    Ug = com_terms(bf, pos, ang, omg, acc, gx, gy, path, plen, Jp, Ja, M, bias, grav, want_mass)
+    F[:] = grav - bias
+    Ue, Pd = element_forces(q, v, si, sf, ji, jf, fi, ff, path, plen, pos, ang, vel, omg, Jp, Ja, F, bias)
+    for c in range(ci.shape[0]):
+        g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, q, ci, cf, verts, pos, ang)
+        gap[c] = g
+        nrm[c, 0], nrm[c, 1] = nx, ny
+        pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
+        if ci[c, CI_BTYPE] == LIMIT:
+            U[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
+        else:
+            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+            vax = vel[a, 0] - omg[a] * (pax - pos[a, 0])
+            vay = vel[a, 1] + omg[a] * (pay - pos[a, 1])
+            vbx = vby = 0.0
+            if b >= 0:
+                vbx = vel[b, 0] - omg[b] * (pbx - pos[b, 0])
+                vby = vel[b, 1] + omg[b] * (pby - pos[b, 1])
+            U[c] = nx * (vax - vbx) + ny * (vay - vby)
+    return Ug + Ue, Pd
+
+
+@njit(cache=True)
+def _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT):
+    rowN[:] = 0.0
+    rowT[:] = 0.0
+    if ci[c, CI_BTYPE] == LIMIT:
+        rowN[ci[c, CI_VSTART]] = ci[c, CI_VCOUNT]
+        return
+    nx, ny = nrm[c, 0], nrm[c, 1]
+    tx, ty = ny, -nx
+    a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+    point_jacobian_add(a, pa[c, 0], pa[c, 1], path, plen, pos, Jp, Ja, nx, ny, 1.0, rowN)
+    point_jacobian_add(b, pb[c, 0], pb[c, 1], path, plen, pos, Jp, Ja, nx, ny, -1.0, rowN)
+    point_jacobian_add(a, pa[c, 0], pa[c, 1], path, plen, pos, Jp, Ja, tx, ty, 1.0, rowT)
+    point_jacobian_add(b, pb[c, 0], pb[c, 1], path, plen, pos, Jp, Ja, tx, ty, -1.0, rowT)
+
+
+@njit(cache=True)
+def _forces_only(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                 pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F):
+    body_kinematics(q, v, bi, bf, order, path, plen, pos, ang, vel, omg, acc, Jp, Ja)
+    com_terms(bf, pos, ang, omg, acc, gx, gy, path, plen, Jp, Ja, M, bias, grav, False)
+    F[:] = grav - bias
+    element_forces(q, v, si, sf, ji, jf, fi, ff, path, plen, pos, ang, vel, omg, Jp, Ja, F, bias)
+
+
+@njit(cache=True)
+def _force_jacobians(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C):
+    """Central finite differences of F(q, v) = gravity - bias + elements: K = dF/dq, C = dF/dv."""
+    n = q.shape[0]
+    nb = bf.shape[0]
+    pos = np.zeros((nb, 2))
+    ang = np.zeros(nb)
+    vel = np.zeros((nb, 2))
+    omg = np.zeros(nb)
+    acc = np.zeros((nb, 2))
+    Jp = np.zeros((nb, 2, n))
+    Ja = np.zeros((nb, n))
+    Md = np.zeros((1, 1))
+    bias = np.zeros(n)
+    grav = np.zeros(n)
+    Fp = np.zeros(n)
+    Fm = np.zeros(n)
+    qq = q.copy()
+    vv = v.copy()
+    for j in range(n):
+        eps = 1e-6 * (1.0 + abs(q[j]))
+        qq[j] = q[j] + eps
+        _forces_only(qq, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fp)
+        qq[j] = q[j] - eps
+        _forces_only(qq, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fm)
+        qq[j] = q[j]
+        for i in range(n):
+            K[i, j] = (Fp[i] - Fm[i]) / (2.0 * eps)
+        eps = 1e-6 * (1.0 + abs(v[j]))
+        vv[j] = v[j] + eps
+        _forces_only(q, vv, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fp)
+        vv[j] = v[j] - eps
+        _forces_only(q, vv, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fm)
+        vv[j] = v[j]
+        for i in range(n):
+            C[i, j] = (Fp[i] - Fm[i]) / (2.0 * eps)
+
+
+@njit(cache=True)
+def _actuator_forces(t, q, v, grav, ai, af, u_held, next_sample, Qact):
+    Qact[:] = 0.0
+    for i in range(ai.shape[0]):
+        j = ai[i, 0]
+        kind = ai[i, 1]
+        period = af[i, 7]
+        if period <= 0.0 or t >= next_sample[i] - 1e-9 * period:
+            if kind == 1:
+                u = af[i, 8]
+            elif kind == 2:
+                u = af[i, 0] * (af[i, 2] - q[j]) + af[i, 1] * (af[i, 3] - v[j]) + af[i, 4]
+                if af[i, 5] != 0.0:
+                    u -= grav[j]
+            else:
+                u = 0.0
+            lim = af[i, 6]
+            if u > lim:
+                u = lim
+            elif u < -lim:
+                u = -lim
+            u_held[i] = u
+            if period > 0.0:
+                while next_sample[i] <= t + 1e-9 * period:
+                    next_sample[i] += period
+        Qact[j] += u_held[i]
+
+
+@njit(cache=True)
+def _delassus_sparse(H, Minv):
+    """X = Minv H^T and W = H X using the sparsity of the contact rows (chains: O(m^2), not O(m n^2))."""
+    k, n = H.shape
+    X = np.zeros((n, k))
+    nnz = np.zeros(k, np.int64)
+    idx = np.zeros((k, n), np.int64)
+    for r in range(k):
+        c = 0
+        for j in range(n):
+            if H[r, j] != 0.0:
+                idx[r, c] = j
+                c += 1
+        nnz[r] = c
+        for kk in range(c):
+            j = idx[r, kk]
+            hj = H[r, j]
+            for i in range(n):
+                X[i, r] += Minv[i, j] * hj
+    W = np.zeros((k, k))
+    for r in range(k):
+        for s in range(k):
+            acc = 0.0
+            for kk in range(nnz[r]):
+                j = idx[r, kk]
+                acc += H[r, j] * X[j, s]
+            W[r, s] = acc
+    return X, W
+
+
+@njit(cache=True)
+def _solve_problem(m, fric, Wd, qd, mu, r0, active0, solver, tol, maxit):
+    """Solves the step problem; returns (r, status, iterations, error).
+
+    fric: interleaved 2-D friction-contact problem of size 2m, else LCP of size m.
+    """
+    if not fric:
+        if solver == SOLVER_LEMKE:
+            z, st, it = lemke(Wd, qd, 50 * m + 100)
+            return z, st, it, 0.0
+        if solver == SOLVER_NSGS:
+            z, st, it, res = pgs_lcp(Wd, qd, r0, tol, maxit)
+            return z, st, it, res
+        z, st, it = bpp_lcp(Wd, qd, active0, 3 * m + 10)
+        if st != 0:
+            z, st, it = lemke(Wd, qd, 50 * m + 100)
+        return z, st, it, 0.0
+    if solver == SOLVER_LEMKE:
+        r, st, it = lemke_fc2d(Wd, qd, mu, 100 * m + 100)
+        return r, st, it, 0.0
+    r, st, it, err = nsgs_fc2d(Wd, qd, mu, r0, tol, maxit)
+    return r, st, it, err
+
+
+@njit(cache=True)
+def initial_row(q, v, t, acc_e, lamN, lamT, status, u_held, row,
+                bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, fs):
+    """Signal row of the current state with the given contact percussions; returns the total energy."""
+    n = q.shape[0]
+    nb = bf.shape[0]
+    nc = ci.shape[0]
+    pos = np.zeros((nb, 2))
+    ang = np.zeros(nb)
+    vel = np.zeros((nb, 2))
+    omg = np.zeros(nb)
+    acc = np.zeros((nb, 2))
+    Jp = np.zeros((nb, 2, n))
+    Ja = np.zeros((nb, n))
+    M = np.zeros((n, n))
+    bias = np.zeros(n)
+    grav = np.zeros(n)
+    F = np.zeros(n)
+    gap = np.zeros(nc)
+    nrm = np.zeros((nc, 2))
+    pa = np.zeros((nc, 2))
+    pb = np.zeros((nc, 2))
+    U = np.zeros(nc)
+    Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff,
+                         fs[FS_GX], fs[FS_GY], pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F, True,
+                         gap, nrm, pa, pb, U)
+    K = 0.5 * v @ (M @ v)
+    _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u_held)
+    return K + Upot
+
+
+@njit(cache=True)
+def _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u):
+    n = q.shape[0]
+    row[0] = t
+    row[1:1 + n] = q
+    row[1 + n:1 + 2 * n] = v
+    k = 1 + 2 * n
+    diss = acc_e[ACC_IMPACT] + acc_e[ACC_FRICTION] + acc_e[ACC_DAMPING]
+    row[k] = K
+    row[k + 1] = Upot
+    row[k + 2] = K + Upot
+    row[k + 3] = diss
+    row[k + 4] = acc_e[ACC_IMPACT]
+    row[k + 5] = acc_e[ACC_FRICTION]
+    row[k + 6] = acc_e[ACC_DAMPING]
+    row[k + 7] = acc_e[ACC_ACTUATORS]
+    row[k + 8] = acc_e[ACC_PROJECTION]
+    row[k + 9] = K + Upot + diss - acc_e[ACC_ACTUATORS] - acc_e[ACC_PROJECTION] - acc_e[ACC_E0]
+    k += N_ENERGY
+    for c in range(gap.shape[0]):
+        row[k] = gap[c]
+        row[k + 1] = lamN[c]
+        row[k + 2] = lamT[c]
+        row[k + 3] = status[c]
+        k += 4
+    for i in range(u.shape[0]):
+        row[k + i] = u[i]
+
+
+@njit(cache=True)
+def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_sample, stats,
+              bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, ai, af,
+              fs, isets, M_const, Minv_const):
+    """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
+
+    Returns (code, steps_done, failing candidate or -1). State arrays are updated in place; on failure
+    they hold the last good state.
+    """
+    n = q.shape[0]
+    nb = bf.shape[0]
+    nc = ci.shape[0]
+    h, theta, gamma = fs[FS_H], fs[FS_THETA], fs[FS_GAMMA]
+    gx, gy = fs[FS_GX], fs[FS_GY]
+    solver, maxit, projection = isets[IS_SOLVER], isets[IS_MAXIT], isets[IS_PROJECTION]
+    const_M, const_F = isets[IS_CONST_M] != 0, isets[IS_CONST_F] != 0
+    record = rows.shape[0] >= nsteps and rows.shape[0] > 0
+
+    pos = np.zeros((nb, 2))
+    ang = np.zeros(nb)
+    vel = np.zeros((nb, 2))
+    omg = np.zeros(nb)
+    accb = np.zeros((nb, 2))
+    Jp = np.zeros((nb, 2, n))
+    Ja = np.zeros((nb, n))
+    M = np.zeros((n, n))
+    bias = np.zeros(n)
+    grav = np.zeros(n)
+    F = np.zeros(n)
+    Qact = np.zeros(n)
+    K = np.zeros((n, n))
+    C = np.zeros((n, n))
+    gap = np.zeros(nc)
+    nrm = np.zeros((nc, 2))
+    pa = np.zeros((nc, 2))
+    pb = np.zeros((nc, 2))
+    U = np.zeros(nc)
+    HN = np.zeros((nc, n))
+    HT = np.zeros((nc, n))
+    act = np.zeros(nc, np.int64)
+    fric_c = np.zeros(nc, np.bool_)
+    rowN = np.zeros(n)
+    rowT = np.zeros(n)
+    q_new = np.zeros(n)
+
+    Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, gx, gy,
+                         pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F, not const_M,
+                         gap, nrm, pa, pb, U)
+    if const_M:
+        M[:, :] = M_const
+    for step in range(nsteps):
+        t = tarr[0]
+        # --- smooth forces and iteration matrix at the start of the step
+        _actuator_forces(t, q, v, grav, ai, af, u_held, next_sample, Qact)
+        if const_F:
+            vfree = v + Minv_const @ (h * (F + Qact))
+        else:
+            _force_jacobians(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C)
+            What = M - h * theta * C - h * h * theta * theta * K
+            vfree = v + np.linalg.solve(What, h * (F + Qact + h * theta * (K @ v)))
+        # --- activation and the step problem
+        m = 0
+        anyfric = False
+        for c in range(nc):
+            if gap[c] + gamma * h * U[c] <= 0.0:
+                act[m] = c
+                _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT)
+                HN[m, :] = rowN
+                HT[m, :] = rowT
+                tt = 0.0
+                for j in range(n):
+                    tt += rowT[j] * rowT[j]
+                fric_c[m] = cf[c, CF_MU] > 0.0 and tt > 1e-20
+                if fric_c[m]:
+                    anyfric = True
+                m += 1
+        newlamN = np.zeros(nc)
+        newlamT = np.zeros(nc)
+        v_new = vfree.copy()
+        if m > 0:
+            k = 2 * m if anyfric else m
+            H = np.zeros((k, n))
+            qd = np.zeros(k)
+            mu = np.zeros(m)
+            r0 = np.zeros(k)
+            active0 = np.zeros(k, np.bool_)
+            for r in range(m):
+                c = act[r]
+                rn = 2 * r if anyfric else r
+                H[rn, :] = HN[r, :]
+                qd[rn] = HN[r, :] @ vfree + cf[c, CF_E] * U[c]
+                r0[rn] = lamN[c]
+                active0[rn] = lamN[c] > 0.0
+                if anyfric:
+                    if fric_c[r]:
+                        H[rn + 1, :] = HT[r, :]
+                        qd[rn + 1] = HT[r, :] @ vfree
+                        mu[r] = cf[c, CF_MU]
+                        r0[rn + 1] = lamT[c]
+            if const_F:
+                X, Wd = _delassus_sparse(H, Minv_const)
+            else:
+                X = np.linalg.solve(What, H.T)
+                Wd = H @ X
+            lam, st, it, err = _solve_problem(m, anyfric, Wd, qd, mu, r0, active0, solver,
+                                              fs[FS_TOL], maxit)
+            if it > stats[ST_MAXITER]:
+                stats[ST_MAXITER] = it
+            stats[ST_LASTERR] = err
+            bad = False
+            for i in range(k):
+                if not np.isfinite(lam[i]):
+                    bad = True
+            if st != 0:
+                if solver == SOLVER_NSGS or (anyfric and solver == SOLVER_AUTO):
+                    stats[ST_WARNINGS] += 1
+                    if err > 1e-4 or bad:
+                        return SOLVER_FAILED, step, act[0]
+                else:
+                    return SOLVER_FAILED, step, act[0]
+            if bad:
+                return SOLVER_FAILED, step, act[0]
+            v_new = vfree + X @ lam
+            for r in range(m):
+                c = act[r]
+                rn = 2 * r if anyfric else r
+                newlamN[c] = lam[rn]
+                if anyfric:
+                    newlamT[c] = lam[rn + 1]
+        # --- positions, energy bookkeeping of the step
+        vth = theta * v_new + (1.0 - theta) * v
+        for j in range(n):
+            q_new[j] = q[j] + h * vth[j]
+        for r in range(m):
+            c = act[r]
+            acc_e[ACC_IMPACT] -= newlamN[c] * (HN[r, :] @ vth)
+            acc_e[ACC_FRICTION] -= newlamT[c] * (HT[r, :] @ vth)
+        for i in range(ai.shape[0]):
+            acc_e[ACC_ACTUATORS] += h * u_held[i] * vth[ai[i, 0]]
+        ok = True
+        for j in range(n):
+            if not (np.isfinite(q_new[j]) and np.isfinite(v_new[j])):
+                ok = False
+        if not ok:
+            return NOT_FINITE, step, act[0] if m > 0 else -1
+        # --- contact status of the step
+        for c in range(nc):
+            status[c] = OPEN
+        for r in range(m):
+            c = act[r]
+            if newlamN[c] > 0.0:
+                if U[c] < -fs[FS_IMPACT]:
+                    status[c] = IMPACT
+                    stats[ST_IMPACTS] += 1
+                elif abs(HT[r, :] @ v_new) > fs[FS_STICK]:
+                    status[c] = SLIP
+                else:
+                    status[c] = STICK
+        Pd_old = Pd
+        q[:] = q_new
+        v[:] = v_new
+        lamN[:] = newlamN
+        lamT[:] = newlamT
+        tarr[0] = t + h
+        # --- end of step: geometry at the new state (also the start of the next step)
+        Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff,
+                             gx, gy, pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F, not const_M,
+                             gap, nrm, pa, pb, U)
+        if projection != 0:
+            for it in range(4):
+                gmin = 0.0
+                for c in range(nc):
+                    if gap[c] < gmin:
+                        gmin = gap[c]
+                if gmin > -1e-12:
+                    break
+                mp = 0
+                for c in range(nc):
+                    if gap[c] < -gmin + 1e-12:
+                        act[mp] = c
+                        mp += 1
+                Hp = np.zeros((mp, n))
+                qp = np.zeros(mp)
+                a0 = np.zeros(mp, np.bool_)
+                for r in range(mp):
+                    c = act[r]
+                    _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT)
+                    Hp[r, :] = rowN
+                    qp[r] = gap[c]
+                    a0[r] = gap[c] < 0.0
+                if const_M:
+                    Xp, Wp = _delassus_sparse(Hp, Minv_const)
+                else:
+                    Xp = np.linalg.solve(M, Hp.T)
+                    Wp = Hp @ Xp
+                for r in range(mp):
+                    Wp[r, r] += 1e-12 * (1.0 + Wp[r, r])
+                tau, st, itp = bpp_lcp(Wp, qp, a0, 3 * mp + 10)
+                if st != 0:
+                    tau, st, itp = lemke(Wp, qp, 50 * mp + 100)
+                if st != 0:
+                    break
+                dq = Xp @ tau
+                q += dq
+                U_before = Upot
+                Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi,
+                                     ff, gx, gy, pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F,
+                                     not const_M, gap, nrm, pa, pb, U)
+                acc_e[ACC_PROJECTION] += Upot - U_before
+        acc_e[ACC_DAMPING] -= 0.5 * h * (Pd_old + Pd)
+        for c in range(nc):
+            if gap[c] < stats[ST_MINGAP]:
+                stats[ST_MINGAP] = gap[c]
+        stats[ST_STEPS] += 1
+        if record:
+            Kin = 0.5 * v @ (M @ v)
+            _write_row(rows[step], tarr[0], q, v, Kin, Upot, acc_e, gap, lamN, lamT, status, u_held)
+    return OK, nsteps, -1
