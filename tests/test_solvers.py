@@ -336,3 +336,40 @@ def _fc2d(solver, W, q, mu):
         r, s, _ = lemke_fc2d(W, q, mu, 1000)
     assert s == 0
     return r
+
+
+def _box_problem(v0, m=3.0, width=0.4, height=0.3, g=9.81, h=1e-3):
+    """Two bottom corners of a box (CoM at height/2) on the ground; dofs (x, y, phi)."""
+    inertia = m * (width**2 + height**2) / 12.0
+    rows = []
+    for rx in (+width / 2, -width / 2):  # front (leading, +x) corner first
+        ry = -height / 2
+        rows.append([0.0, 1.0, rx])  # normal velocity  = ydot + phidot * rx
+        rows.append([1.0, 0.0, -ry])  # tangent velocity = xdot - phidot * ry
+    H = np.array(rows)
+    W = H @ np.diag([1 / m, 1 / m, 1 / inertia]) @ H.T
+    q = H @ np.array([v0, -g * h, 0.0])
+    return W, q, m * g * h
+
+
+@pytest.mark.parametrize("solver", ["nsgs", "lemke"])
+def test_two_corner_box_sliding_load_split(solver):
+    # time_stepping.md (T8.10): N_front - N_back = 2 mu h_G / w * m g (percussions: times h)
+    mu, width, height = 0.4, 0.4, 0.3
+    W, q, mgh = _box_problem(1.0, width=width, height=height)
+    r = _fc2d(solver, W, q, np.array([mu, mu]))
+    k = 2 * mu * (height / 2) / width
+    np.testing.assert_allclose(r[[0, 2]], [mgh / 2 * (1 + k), mgh / 2 * (1 - k)], rtol=1e-10)
+    np.testing.assert_allclose(r[[1, 3]], -mu * r[[0, 2]], rtol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["nsgs", "lemke"])
+def test_two_corner_box_at_rest_compares_only_sums(solver):
+    # W is singular (4 rows, 3 dofs): tangential percussions are statically indeterminate
+    W, q, mgh = _box_problem(0.0)
+    mu = np.array([0.5, 0.5])
+    r = _fc2d(solver, W, q, mu)
+    assert fc2d_residual(W, q, mu, r) < 1e-12
+    np.testing.assert_allclose(r[[0, 2]], [mgh / 2, mgh / 2], rtol=1e-10)
+    assert abs(r[1] + r[3]) < 1e-12
+    np.testing.assert_allclose(W @ r + q, 0.0, atol=1e-12)
