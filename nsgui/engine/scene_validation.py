@@ -47,6 +47,7 @@ SOLVERS = ["auto", "lemke", "nsgs"]
 CONTACT_A_TYPES = ("disk", "box", "capsule", "polygon", "point")
 CONTACT_B_TYPES = ("disk", "box", "capsule", "polygon")
 DEFAULT_COLOR = "#4c8bd6"
+MAX_MAGNITUDE = 1e12
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _BAD = object()  # a value that failed its check (already reported)
 
@@ -118,6 +119,12 @@ def _kind(v) -> str:
     return type(v).__name__
 
 
+def _short(v, limit: int = 40) -> str:
+    """repr of a value cut to a readable length (messages quote what the file holds)."""
+    r = repr(v)
+    return r if len(r) <= limit else r[:limit - 3] + "..."
+
+
 def _g(x: float) -> str:
     return f"{x:g}"
 
@@ -146,6 +153,9 @@ class _Checker:
             return _BAD
         if not math.isfinite(x):
             self.add(path, "must be a finite number")
+            return _BAD
+        if abs(x) > MAX_MAGNITUDE:  # keeps every derived quantity (areas, moments) finite
+            self.add(path, f"must be between -{MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
             return _BAD
         if gt is not None and not x > gt:
             self.add(path, f"must be > {_g(gt)}")
@@ -197,7 +207,7 @@ class _Checker:
             return _BAD
         bad = sorted({c for c in s if c in ".[]"})
         if bad:
-            self.add(path, f"{s!r} must not contain {' '.join(repr(c) for c in bad)}")
+            self.add(path, f"{_short(s)} must not contain {' '.join(repr(c) for c in bad)}")
             return _BAD
         return s
 
@@ -206,7 +216,7 @@ class _Checker:
             return v
         shown = ", ".join(choices)
         if isinstance(v, str):
-            self.add(path, f"unknown value {v!r} (expected one of: {shown})")
+            self.add(path, f"unknown value {_short(v)} (expected one of: {shown})")
         else:
             self.add(path, f"must be one of: {shown}; not {_kind(v)}")
         return _BAD
@@ -247,7 +257,7 @@ class _Checker:
         for k in v:
             if k not in allowed:
                 hint = difflib.get_close_matches(str(k), allowed, n=1)
-                self.add(path, f"unknown key {k!r}" + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+                self.add(path, f"unknown key {_short(k)}" + (f" (did you mean {_short(hint[0])}?)" if hint else ""))
         for k in required:
             if k not in v:
                 self.add(path, f"missing required key {k!r}")
@@ -353,7 +363,7 @@ def _check_body(c: _Checker, d, path):
     out["shapes"] = [_check_shape(c, s, f"{path}.shapes[{j}]", j) for j, s in enumerate(shapes)]
     color = d.get("color", DEFAULT_COLOR)
     if not (isinstance(color, str) and _COLOR.match(color)):
-        c.add(f"{path}.color", f"must be a colour \"#rrggbb\", not {color!r}")
+        c.add(f"{path}.color", f"must be a colour \"#rrggbb\", not {_short(color)}")
         color = DEFAULT_COLOR
     out["color"] = color
     _unique(c, out["shapes"], f"{path}.shapes", "shape")
@@ -516,7 +526,7 @@ def _check_coord_map(c: _Checker, d, path):
         if not isinstance(k, str):
             c.add(path, f"coordinate names must be strings, not {_kind(k)}")
             continue
-        x = c.num(v, f"{path}[{k!r}]")
+        x = c.num(v, f"{path}[{_short(k)}]")
         if x is not _BAD:
             out[k] = x
     return out
@@ -548,7 +558,7 @@ def _unique(c: _Checker, items, path, what):
             continue
         n = it["name"]
         if n in seen:
-            c.add(f"{path}[{i}].name", f"duplicate {what} name {n!r} (also {path}[{seen[n]}])")
+            c.add(f"{path}[{i}].name", f"duplicate {what} name {_short(n)} (also {path}[{seen[n]}])")
         else:
             seen[n] = i
 
@@ -561,33 +571,33 @@ def check_scene_dict(d) -> tuple[dict | None, list[Problem]]:
     try:
         out = _check_scene(c, d)
     except RecursionError:
-        c.add("", "scene is nested too deeply")
+        c.add("scene", "nested too deeply")
         out = None
     return (out if not c.problems else None), c.problems
 
 
 def _check_scene(c: _Checker, d):
     if not isinstance(d, dict):
-        c.add("", f"a scene must be a JSON object, not {_kind(d)}")
+        c.add("scene", f"must be a JSON object, not {_kind(d)}")
         return None
     if "format" not in d:
-        c.add("", f"missing required key 'format' (a scene file starts with \"format\": \"{FORMAT_TAG}\")")
+        c.add("scene", f"missing required key 'format' (a scene file starts with \"format\": \"{FORMAT_TAG}\")")
     elif d["format"] != FORMAT_TAG:
-        c.add("format", f"must be {FORMAT_TAG!r}, not {d['format']!r}: this is not an nsgui scene")
+        c.add("format", f"must be {FORMAT_TAG!r}, not {_short(d['format'])}: this is not an nsgui scene")
         return None
     if "version" not in d:
-        c.add("", "missing required key 'version'")
+        c.add("scene", "missing required key 'version'")
     else:
         ver = c.integer(d["version"], "version")
         if ver is _BAD:
             return None
         if ver > VERSION:
-            c.add("version", f"version {ver} is newer than this nsgui supports ({VERSION}); update nsgui")
+            c.add("version", f"version {_short(ver)} is newer than this nsgui supports ({VERSION}); update nsgui")
             return None
         if ver < VERSION:
-            c.add("version", f"unsupported version {ver} (this nsgui reads version {VERSION})")
+            c.add("version", f"unsupported version {_short(ver)} (this nsgui reads version {VERSION})")
             return None
-    c.obj(d, "", SCENE_KEYS, [])
+    c.obj(d, "scene", SCENE_KEYS, [])
     out = {"format": FORMAT_TAG, "version": VERSION}
     out["name"], _ = c.field(d, "name", "", "string", "")
     out["description"], _ = c.field(d, "description", "", "string", "")
@@ -596,7 +606,7 @@ def _check_scene(c: _Checker, d):
                     ("contacts", _check_contact), ("forces", _check_force), ("actuators", _check_actuator)):
         items = c.listof(d.get(key, []), key)
         out[key] = [fn(c, it, f"{key}[{i}]") for i, it in enumerate(items)]
-        _unique(c, out[key], key, key[:-1])
+        _unique(c, out[key], key, {"bodies": "body", "forces": "force element"}.get(key, key[:-1]))
     ini = d.get("initial", {})
     out["initial"] = {"q": {}, "v": {}}
     if c.obj(ini, "initial", INITIAL_KEYS) is not None:
@@ -617,24 +627,24 @@ def _cross_check(c: _Checker, s: dict) -> None:
     for i, j in joints:
         p = f"joints[{i}]"
         if j["parent"] is not None and j["parent"] != "world" and j["parent"] not in bodies:
-            c.add(f"{p}.parent", f"no body named {j['parent']!r}")
+            c.add(f"{p}.parent", f"no body named {_short(j['parent'])}")
         if j["child"] is not None:
             if j["child"] == "world":
                 c.add(f"{p}.child", "the world cannot be a joint's child")
             elif j["child"] not in bodies:
-                c.add(f"{p}.child", f"no body named {j['child']!r}")
+                c.add(f"{p}.child", f"no body named {_short(j['child'])}")
             elif j["child"] == j["parent"]:
-                c.add(p, f"joint connects body {j['child']!r} to itself")
+                c.add(p, f"joint connects body {_short(j['child'])} to itself")
             else:
                 parent_joints.setdefault(j["child"], []).append(i)
     for name, (i, b) in bodies.items():
         js = parent_joints.get(name, [])
         if not js:
-            c.add(f"bodies[{i}]", f"body {name!r} is not the child of any joint "
+            c.add(f"bodies[{i}]", f"body {_short(name)} is not the child of any joint "
                                   "(attach it with a joint; a free joint lets it move freely)")
         elif len(js) > 1:
-            c.add(f"bodies[{i}]", f"body {name!r} is the child of several joints: "
-                                  + ", ".join(f"joints[{k}] ({s['joints'][k]['name']!r})" for k in js))
+            c.add(f"bodies[{i}]", f"body {_short(name)} is the child of several joints: "
+                                  + ", ".join(f"joints[{k}] ({_short(s['joints'][k]['name'])})" for k in js))
     _check_loops(c, s, bodies, parent_joints)
 
     # coordinates
@@ -660,14 +670,14 @@ def _cross_check(c: _Checker, s: dict) -> None:
         tb = None
         if ct["b"] is not None and ct["b"]["obstacle"] is not None:
             if ct["b"]["obstacle"] not in obstacles:
-                c.add(f"{p}.b.obstacle", f"no obstacle named {ct['b']['obstacle']!r}")
+                c.add(f"{p}.b.obstacle", f"no obstacle named {_short(ct['b']['obstacle'])}")
         else:
             tb = _resolve_shape(c, ct["b"], f"{p}.b", bodies)
             if tb is not None and tb not in CONTACT_B_TYPES:
                 c.add(f"{p}.b.shape", f"unsupported contact pair {ta or '?'} vs {tb}: the second shape (b) "
                                       f"must be one of {', '.join(CONTACT_B_TYPES)} or an obstacle")
         if (ct["a"] and ct["b"] and ct["a"]["body"] is not None and ct["a"]["body"] == ct["b"]["body"]):
-            c.add(p, f"a and b are shapes of the same body {ct['a']['body']!r}")
+            c.add(p, f"a and b are shapes of the same body {_short(ct['a']['body'])}")
 
     # forces
     for i, f in enumerate(s["forces"]):
@@ -678,11 +688,11 @@ def _cross_check(c: _Checker, s: dict) -> None:
             for end in ("a", "b"):
                 ref = f.get(end)
                 if ref and ref["body"] is not None and ref["body"] != "world" and ref["body"] not in bodies:
-                    c.add(f"{p}.{end}.body", f"no body named {ref['body']!r}")
+                    c.add(f"{p}.{end}.body", f"no body named {_short(ref['body'])}")
         elif f["type"] == "joint_spring" and f["joint"] is not None:
             _resolve_coordinate(c, f["joint"], f"{p}.joint", coords, joint_by_name)
         elif f["type"] == "force" and f["body"] is not None and f["body"] not in bodies:
-            c.add(f"{p}.body", f"no body named {f['body']!r}")
+            c.add(f"{p}.body", f"no body named {_short(f['body'])}")
 
     # actuators
     for i, a in enumerate(s["actuators"]):
@@ -694,9 +704,10 @@ def _cross_check(c: _Checker, s: dict) -> None:
         for name in s["initial"][key]:
             if name not in coords:
                 near = difflib.get_close_matches(name, list(coords), n=1)
-                hint = f" (did you mean {near[0]!r}?)" if near else \
-                    (f" (coordinates: {', '.join(coords)})" if coords else " (the scene has no coordinates)")
-                c.add(f"initial.{key}[{name!r}]", f"unknown coordinate {name!r}{hint}")
+                hint = f" (did you mean {_short(near[0])}?)" if near else \
+                    (f" (coordinates: {', '.join(list(coords)[:8])}{', ...' if len(coords) > 8 else ''})"
+                     if coords else " (the scene has no coordinates)")
+                c.add(f"initial.{key}[{_short(name)}]", f"unknown coordinate {_short(name)}{hint}")
 
 
 def _check_loops(c, s, bodies, parent_joints):
@@ -732,7 +743,7 @@ def _resolve_shape(c, ref, path, bodies):
         c.add(f"{path}.body", "the world has no shapes; use an obstacle")
         return None
     if ref["body"] not in bodies:
-        c.add(f"{path}.body", f"no body named {ref['body']!r}")
+        c.add(f"{path}.body", f"no body named {_short(ref['body'])}")
         return None
     if ref["shape"] is None:
         return None
@@ -740,7 +751,7 @@ def _resolve_shape(c, ref, path, bodies):
     for sh in b["shapes"]:
         if sh is not None and sh["name"] == ref["shape"]:
             return sh["type"]
-    c.add(f"{path}.shape", f"body {ref['body']!r} has no shape {ref['shape']!r}")
+    c.add(f"{path}.shape", f"body {_short(ref['body'])} has no shape {_short(ref['shape'])}")
     return None
 
 
@@ -749,12 +760,12 @@ def _resolve_coordinate(c, name, path, coords, joint_by_name):
         return coords[name]
     j = joint_by_name.get(name)
     if j is not None and j["type"] == "fixed":
-        c.add(path, f"joint {name!r} is fixed and has no coordinate")
+        c.add(path, f"joint {_short(name)} is fixed and has no coordinate")
     elif j is not None and j["type"] == "free":
-        c.add(path, f"joint {name!r} is free and has 3 coordinates; name one of "
+        c.add(path, f"joint {_short(name)} is free and has 3 coordinates; name one of "
                     + ", ".join(joint_coordinates(name, "free")))
     else:
-        c.add(path, f"no joint or coordinate named {name!r}")
+        c.add(path, f"no joint or coordinate named {_short(name)}")
     return None
 
 
@@ -762,25 +773,28 @@ def _check_body_mass(c, b, path, parent_joints):
     if not b["_mass_ok"] or any(sh is None or not sh["ok"] for sh in b["shapes"]):
         return  # problems already reported
     if b["mass"] is None and b["density"] is None:
-        c.add(path, f"body {b['name']!r} needs a mass or a density")
+        c.add(path, f"body {_short(b['name'])} needs a mass or a density")
         return
     ns = SimpleNamespace(**{k: b[k] for k in BODY_KEYS if k != "shapes"},
                          shapes=[SimpleNamespace(**sh) for sh in b["shapes"]])
     try:
         mass, inertia, com = body_mass_properties(ns)
+    except (OverflowError, FloatingPointError):
+        c.add(path, f"body {_short(b['name'])}: its mass properties overflow; check its sizes")
+        return
     except ValueError:
-        c.add(f"{path}.density", f"the shapes of body {b['name']!r} have no area, so the mass cannot come "
+        c.add(f"{path}.density", f"the shapes of body {_short(b['name'])} have no area, so the mass cannot come "
                                  "from the density; give mass")
         return
     if not (math.isfinite(mass) and math.isfinite(inertia)) or mass <= 0:
-        c.add(path, f"body {b['name']!r}: mass {mass:g} from its density and shapes is not usable")
+        c.add(path, f"body {_short(b['name'])}: mass {mass:g} from its density and shapes is not usable")
         return
     if len(parent_joints) != 1 or inertia > 0:
         return
     j = parent_joints[0]
     if j["type"] == "free":
-        c.add(f"{path}.inertia", f"must be > 0: body {b['name']!r} is on free joint {j['name']!r} and can rotate"
+        c.add(f"{path}.inertia", f"must be > 0: body {_short(b['name'])} is on free joint {_short(j['name'])} and can rotate"
               + ("" if b["inertia"] is not None else " (its shapes have no area, so give inertia)"))
     elif j["type"] == "revolute" and math.dist(com, j["anchor_child"]) < 1e-12:
-        c.add(f"{path}.inertia", f"must be > 0: body {b['name']!r} turns about its centre of mass on revolute "
-                                 f"joint {j['name']!r}")
+        c.add(f"{path}.inertia", f"must be > 0: body {_short(b['name'])} turns about its centre of mass on revolute "
+                                 f"joint {_short(j['name'])}")
