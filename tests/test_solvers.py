@@ -373,3 +373,26 @@ def test_two_corner_box_at_rest_compares_only_sums(solver):
     np.testing.assert_allclose(r[[0, 2]], [mgh / 2, mgh / 2], rtol=1e-10)
     assert abs(r[1] + r[3]) < 1e-12
     np.testing.assert_allclose(W @ r + q, 0.0, atol=1e-12)
+
+
+def test_bad_input_gives_status_4_not_a_crash():
+    M = np.eye(3)
+    q = np.array([-1.0, 0.0, 1.0])
+    assert lemke(np.eye(2), q, 10)[1] == 4
+    assert lemke(M, np.array([-1.0, np.nan, 0.0]), 10)[1] == 4
+    bad_M = M.copy()
+    bad_M[1, 2] = np.inf
+    assert lemke(bad_M, q, 10)[1] == 4
+    assert pgs_lcp(M, q, np.zeros(2), 1e-9, 10)[1] == 4
+    assert bpp_lcp(M, q, np.zeros(2, dtype=bool), 10)[1] == 4
+    nan_M = M.copy()
+    nan_M[0, 0] = np.nan
+    assert bpp_lcp(nan_M, q, np.ones(3, dtype=bool), 10)[1] != 0
+    assert pgs_lcp(nan_M, q, np.zeros(3), 1e-9, 10)[1] != 0
+    W = np.eye(4)
+    qf = np.array([-1.0, 0.0, -1.0, 0.0])
+    assert nsgs_fc2d(W, qf, np.array([0.5]), np.zeros(4), 1e-9, 10)[1] == 4  # too few mu
+    assert nsgs_fc2d(np.eye(3), qf[:3], np.array([0.5, 0.5]), np.zeros(3), 1e-9, 10)[1] == 4
+    assert lemke_fc2d(W, qf, np.array([0.5]), 10)[1] == 4
+    W[2, 2] = np.nan
+    assert nsgs_fc2d(W, qf, np.array([0.5, 0.5]), np.zeros(4), 1e-9, 10)[1] != 0

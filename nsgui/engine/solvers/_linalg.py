@@ -126,3 +126,16 @@ def band_cholesky_solve_inplace(L, bw, b, dropped):
             s -= L[k, bw - (k - i)] * b[k]
         b[i] = s / L[i, bw]
     return True
+
+
+@numba.njit(cache=True)
+def bad_input(M, q, x, nx):
+    """True if M is not m x m, x (warm start / guess / mu) has fewer than nx entries, or q
+    has a non-finite entry (numba does not bounds-check, so shapes are verified up front)."""
+    m = q.shape[0]
+    if M.shape[0] != m or M.shape[1] != m or x.shape[0] < nx:
+        return True
+    for i in range(m):
+        if not np.isfinite(q[i]):
+            return True
+    return False

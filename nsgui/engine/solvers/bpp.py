@@ -14,12 +14,12 @@ O(m) floating-point work. Non-symmetric M uses dense LU with partial pivoting.
 
 Status: 0 solved (natural-map residual verified), 2 iteration cap, 3 the principal subproblem
 was singular/indefinite or the result failed verification (PSD M with an unlucky active set):
-the caller should fall back to Lemke.
+the caller should fall back to Lemke. 4 bad input (shapes, non-finite q).
 """
 import numpy as np
 import numba
 
-from ._linalg import band_cholesky_solve_inplace, lu_solve_inplace
+from ._linalg import bad_input, band_cholesky_solve_inplace, lu_solve_inplace
 
 _BACKUP = 3
 
@@ -136,6 +136,8 @@ def bpp_lcp(M, q, active0, max_iter):
     """
     m = q.shape[0]
     z = np.zeros(m)
+    if bad_input(M, q, active0, m):
+        return z, 4, 0
     if m == 0:
         return z, 0, 0
     qn = 0.0
@@ -174,13 +176,12 @@ def bpp_lcp(M, q, active0, max_iter):
                 last = i
         if ninf == 0:
             # verify complementarity (catches dropped redundant rows that were inconsistent)
-            res = 0.0
+            lim = 1e-9 * qn
             for i in range(m):
                 if z[i] < 0.0:
                     z[i] = 0.0
-                res = max(res, abs(min(z[i] * dmax, w[i])))
-            if res > 1e-9 * qn:
-                return z, 3, it
+                if not abs(min(z[i] * dmax, w[i])) <= lim:  # also catches NaN
+                    return z, 3, it
             return z, 0, it
         if ninf < best:
             best = ninf

@@ -9,7 +9,7 @@ re-solved directly (M_AA z_A = -q_A) to remove the round-off the tableau accumul
 import numpy as np
 import numba
 
-from ._linalg import lu_solve_inplace
+from ._linalg import bad_input, lu_solve_inplace
 from .residuals import lcp_residual
 
 _PIV_TOL = 1e-12  # relative to the largest entry of the entering column (scaled problem)
@@ -117,11 +117,14 @@ def lemke(M, q, max_pivots):
     """Solve 0 <= z _|_ q + M z >= 0 by Lemke's method.
 
     Returns (z, status, pivots): status 0 solved, 1 ray termination (no solution found; for
-    copositive-plus M, e.g. PSD, this certifies infeasibility), 2 pivot cap reached.
+    copositive-plus M, e.g. PSD, this certifies infeasibility), 2 pivot cap reached,
+    4 bad input (M not m x m, or a non-finite entry in M or q).
     `pivots` counts every pivot including the initial one on the artificial variable.
     """
     m = q.shape[0]
     z = np.zeros(m)
+    if bad_input(M, q, q, 0):
+        return z, 4, 0
     if m == 0:
         return z, 0, 0
     qmin = q[0]
@@ -136,7 +139,10 @@ def lemke(M, q, max_pivots):
     for i in range(m):
         sq = max(sq, abs(q[i]))
         for j in range(m):
-            sM = max(sM, abs(M[i, j]))
+            v = M[i, j]
+            if not np.isfinite(v):
+                return z, 4, 0
+            sM = max(sM, abs(v))
     if sM == 0.0:
         return z, 1, 0  # q has a negative entry and M = 0: infeasible
     # tableau rows: w - M z - 1 z0 = q ; columns [w (m) | z (m) | z0 | rhs]

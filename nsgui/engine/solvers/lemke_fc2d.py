@@ -6,6 +6,7 @@ w = (u_N, beta + u_T, beta - u_T, mu r_N - r+ - r-).
 import numpy as np
 import numba
 
+from ._linalg import bad_input
 from .lemke import lemke
 
 
@@ -51,10 +52,13 @@ def fc2d_to_lcp(W, q, mu):
 def lemke_fc2d(W, q, mu, max_pivots):
     """Solve u = W r + q with 2-D Coulomb-Signorini per contact via Lemke on (T5.4).
 
-    Returns (r, status, pivots) with r interleaved [N1, T1, ...]; status as for lemke.
+    Returns (r, status, pivots) with r interleaved [N1, T1, ...]; status as for lemke
+    (4 also for an odd size or too few mu).
     """
     nc = q.shape[0] // 2
     r = np.zeros(q.shape[0])
+    if q.shape[0] % 2 != 0 or bad_input(W, q, mu, nc):
+        return r, 4, 0
     if nc == 0:
         return r, 0, 0
     M, qq = fc2d_to_lcp(W, q, mu)

@@ -9,6 +9,7 @@ recomputed exactly before convergence is declared.
 import numpy as np
 import numba
 
+from ._linalg import bad_input
 from .residuals import fc2d_contact_residual
 
 
@@ -55,6 +56,8 @@ def _contact_errors(u, r, mu, nc):
     err = 0.0
     for c in range(nc):
         e = fc2d_contact_residual(r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1], mu[c])
+        if not np.isfinite(e):
+            return np.inf
         if e > err:
             err = e
     return err
@@ -77,7 +80,8 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     Returns (r, status, iterations, error). error = fc2d_residual(W, q, mu, r) / max(1, ||q||inf)
     (the max over contacts of the natural-map residual of the Coulomb-Signorini law, see
     residuals.fc2d_residual, made relative to the free velocity when that exceeds 1).
-    status 0: error <= tol; 2: max_iter sweeps done without reaching tol.
+    status 0: error <= tol; 2: max_iter sweeps done without reaching tol (or non-finite);
+    4: bad input (odd size, shapes of W / r0 / mu, non-finite q).
     Contacts with W_NN <= 1e-14 * max diag(W) are skipped (r = 0): they cannot act on anything.
     Contacts with mu = 0 are frictionless (r_T = 0). A contact with W_TT = 0 (its tangential
     percussion moves nothing) needs no division by W_TT: the slip candidates give
@@ -86,6 +90,8 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     m = q.shape[0]
     nc = m // 2
     r = np.zeros(m)
+    if m % 2 != 0 or bad_input(W, q, r0, m) or mu.shape[0] < nc:
+        return r, 4, 0, np.inf
     if nc == 0:
         return r, 0, 0, 0.0
     for i in range(2 * nc):

@@ -2,12 +2,16 @@
 import numpy as np
 import numba
 
+from ._linalg import bad_input
+
 
 @numba.njit(cache=True)
 def _natural_residual(z, w):
     res = 0.0
     for i in range(z.shape[0]):
         e = abs(min(z[i], w[i]))
+        if not (np.isfinite(z[i]) and np.isfinite(w[i])):
+            return np.inf
         if e > res:
             res = e
     return res
@@ -28,12 +32,15 @@ def pgs_lcp(M, q, z0, tol, max_iter):
     """Projected Gauss-Seidel warm-started from z0 (negative entries are clipped to 0).
 
     Returns (z, status, iterations, residual) with residual = ||z - max(0, z - (q + M z))||inf
-    (absolute); status 0 when residual <= tol, 2 when max_iter sweeps were not enough.
+    (absolute); status 0 when residual <= tol, 2 when max_iter sweeps were not enough (or the
+    iterates became non-finite), 4 bad input (shapes, non-finite q).
     Rows with M_ii <= 0 are left at z_i = 0 (they cannot be relaxed; the residual reports them).
     w = q + M z is updated incrementally and recomputed exactly before convergence is declared.
     """
     m = q.shape[0]
     z = np.zeros(m)
+    if bad_input(M, q, z0, m):
+        return z, 4, 0, np.inf
     for i in range(m):
         z[i] = max(z0[i], 0.0)
     for i in range(m):

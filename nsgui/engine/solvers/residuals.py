@@ -11,7 +11,8 @@ import numba
 def lcp_residual(M, q, z):
     """max_i |z_i - max(0, z_i - w_i)| = max_i |min(z_i, w_i)| with w = q + M z.
 
-    Zero iff 0 <= z _|_ w >= 0. A negative z_i or w_i counts with its full size.
+    Zero iff 0 <= z _|_ w >= 0. A negative z_i or w_i counts with its full size; any
+    non-finite value gives inf.
     """
     m = q.shape[0]
     res = 0.0
@@ -20,6 +21,8 @@ def lcp_residual(M, q, z):
         for j in range(m):
             w += M[i, j] * z[j]
         e = abs(min(z[i], w))
+        if not (np.isfinite(e) and np.isfinite(z[i]) and np.isfinite(w)):
+            return np.inf
         if e > res:
             res = e
     return res
@@ -28,6 +31,9 @@ def lcp_residual(M, q, z):
 @numba.njit(cache=True)
 def fc2d_contact_residual(rN, rT, uN, uT, mu):
     """Per-contact residual of the 2-D Coulomb-Signorini law, see fc2d_residual."""
+    if not (np.isfinite(rN) and np.isfinite(rT) and np.isfinite(uN) and np.isfinite(uT)
+            and np.isfinite(mu)):
+        return np.inf
     eN = abs(min(rN, uN))
     bound = mu * max(rN, 0.0)
     t = rT - uT
@@ -47,7 +53,8 @@ def fc2d_residual(W, q, mu, r):
                      |r_T - proj_[-mu r_N+, mu r_N+](r_T - u_T)|)   (r_N+ = max(r_N, 0)).
     The first term vanishes iff 0 <= u_N _|_ r_N >= 0; given that, the second vanishes iff
     |r_T| <= mu r_N and r_T in -mu r_N d|u_T| (stick: u_T = 0 inside the interval; slip: r_T on
-    the bound opposite to u_T). Returns the maximum over contacts.
+    the bound opposite to u_T). Returns the maximum over contacts (inf if anything is
+    non-finite).
     """
     m = q.shape[0]
     nc = m // 2
@@ -60,6 +67,8 @@ def fc2d_residual(W, q, mu, r):
     res = 0.0
     for c in range(nc):
         e = fc2d_contact_residual(r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1], mu[c])
+        if not np.isfinite(e):
+            return np.inf
         if e > res:
             res = e
     return res
