@@ -309,7 +309,7 @@ def scene_to_dict(scene: Scene) -> dict:
 def validate_scene(scene: Scene) -> list[Problem]:
     """Every problem of a scene (dataclass or JSON-form dict), [] if it is valid."""
     try:
-        d = scene if isinstance(scene, dict) else scene_to_dict(scene)
+        d = scene_to_dict(scene) if isinstance(scene, Scene) else scene
     except Exception as exc:  # an object that is not a Scene at all
         return [Problem("", f"not a scene: {exc}")]
     return check_scene_dict(d)[1]

@@ -173,7 +173,8 @@ class _Checker:
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             else:
-                self.add(path, f"must be an integer, not {_kind(v)}")
+                shown = _g(v) if isinstance(v, float) else _kind(v)
+                self.add(path, f"must be an integer, not {shown}")
                 return _BAD
         v = int(v)
         if gt is not None and not v > gt:
