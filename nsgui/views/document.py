@@ -35,10 +35,13 @@ class SceneDocument(QObject):
     def __init__(self, scene=None, path: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.modifiedChanged.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
         self._scene = scene if scene is not None else empty_scene()
         self._path = path
         self._problems_cache = None
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.modifiedChanged.emit(not clean)
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -110,21 +113,33 @@ class SceneDocument(QObject):
             self.pathChanged.emit(path or "")
 
     # -- validation --------------------------------------------------------------------------
-    def problems(self) -> list:
-        """Everything wrong with the scene: `validate_scene` plus the editor's geometric checks
-        (bodies overlapping at the start, contacts that can never touch, ...)."""
+    def all_problems(self) -> list:
+        """Errors and warnings: `validate_scene` plus the editor's geometric checks (bodies
+        overlapping at the start, contacts that can never touch). Editor problems carry a
+        `severity` ("error" or "warning"); validation problems are all errors."""
         if self._problems_cache is None:
             from nsgui.engine.scene import validate_scene
             problems = list(validate_scene(self._scene))
-            try:
-                from nsgui.views.editor.checks import editor_problems
-            except ImportError:
-                editor_problems = None
-            if editor_problems is not None and not problems:
-                # geometric checks assume a structurally valid scene
-                problems.extend(editor_problems(self._scene))
+            if not problems:  # geometric checks assume a structurally valid scene
+                try:
+                    from nsgui.views.editor.checks import editor_problems
+                    problems.extend(editor_problems(self._scene))
+                except Exception as exc:  # a check must never break editing
+                    problems.append(_warning("", f"editor checks failed: {exc}"))
             self._problems_cache = problems
         return list(self._problems_cache)
 
+    def problems(self) -> list:
+        """What makes the scene unusable for a run (Play is refused while this is not empty)."""
+        return [p for p in self.all_problems() if getattr(p, "severity", "error") == "error"]
+
+    def warnings(self) -> list:
+        return [p for p in self.all_problems() if getattr(p, "severity", "error") != "error"]
+
     def is_valid(self) -> bool:
         return not self.problems()
+
+
+def _warning(path, message):
+    from nsgui.views.editor.checks import EditorProblem
+    return EditorProblem(path, message, "warning")

@@ -1,0 +1,106 @@
+"""Per-pair contact list: every pair of shapes that can touch (geometry only), a tick to make it a
+contact, and its restitution (Newton e_N and Moreau e) and friction μ."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QDoubleSpinBox, QHeaderView, QTableWidget, QTableWidgetItem,
+)
+
+from . import ops
+from .commands import edit
+from .fields import e_moreau, e_newton
+from .reach import candidate_pairs, pair_key, same_pair
+
+COLUMNS = ["on", "pair", "e_N", "Moreau e", "μ"]
+
+
+def _pair_text(key):
+    (ab, as_), (bk, bs) = key
+    right = f"obstacle {bs}" if bk == "obstacle" else f"{bk}.{bs}"
+    return f"{ab}.{as_} ↔ {right}"
+
+
+def pairs_for(scene, body=None, obstacle=None):
+    """Candidate pairs plus existing contacts, restricted to a body or an obstacle if given."""
+    keys = list(candidate_pairs(scene))
+    for c in scene.contacts:
+        k = pair_key(c)
+        if not any(same_pair(k, x) for x in keys):
+            keys.append(k)
+
+    def involves(k):
+        (ab, _), (bk, bs) = k
+        if body is not None:
+            return ab == body or (bk != "obstacle" and bk == body)
+        if obstacle is not None:
+            return bk == "obstacle" and bs == obstacle
+        return True
+    return [k for k in keys if involves(k)]
+
+
+class ContactTable(QTableWidget):
+    def __init__(self, document, body=None, obstacle=None, on_commit=None, parent=None):
+        super().__init__(0, len(COLUMNS), parent)
+        self.document, self.body, self.obstacle = document, body, obstacle
+        self.on_commit = on_commit or (lambda text, fn: edit(self.document, text, fn))
+        self.setHorizontalHeaderLabels(COLUMNS)
+        self.verticalHeader().setVisible(False)
+        self.setSelectionMode(QAbstractItemView.NoSelection)
+        h = self.horizontalHeader()
+        h.setSectionResizeMode(1, QHeaderView.Stretch)
+        for c in (0, 2, 3, 4):
+            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        self._keys = None
+        self.setMinimumHeight(120)
+        self.refresh()
+
+    def refresh(self):
+        scene = self.document.scene
+        keys = pairs_for(scene, self.body, self.obstacle)
+        if keys != self._keys:
+            self._keys = keys
+            self._build(keys)
+        for row, key in enumerate(keys):
+            c = ops.find_contact(scene, key)
+            box = self.cellWidget(row, 0)
+            box.blockSignals(True)
+            box.setChecked(c is not None)
+            box.blockSignals(False)
+            for col, value in ((2, c.restitution if c else 0.0), (3, e_moreau(c.restitution) if c else 0.0),
+                               (4, c.friction if c else 0.0)):
+                sp = self.cellWidget(row, col)
+                sp.blockSignals(True)
+                sp.setValue(value)
+                sp.setEnabled(c is not None)
+                sp.blockSignals(False)
+        h = self.horizontalHeader().height() + sum(self.rowHeight(r) for r in range(self.rowCount())) + 4
+        self.setMinimumHeight(min(max(h, 60), 320))
+
+    def _build(self, keys):
+        self.setRowCount(len(keys))
+        for row, key in enumerate(keys):
+            box = QCheckBox()
+            box.setToolTip("collide: make this pair a contact")
+            box.toggled.connect(lambda on, k=key: self.on_commit(
+                "Enable contact" if on else "Disable contact",
+                lambda s: ops.set_contact_enabled(s, k, on)))
+            self.setCellWidget(row, 0, box)
+            item = QTableWidgetItem(_pair_text(key))
+            item.setFlags(Qt.ItemIsEnabled)
+            self.setItem(row, 1, item)
+            for col, (lo, hi, setter, tip) in {
+                2: (0, 1, lambda c, v: setattr(c, "restitution", v), "Newton restitution e_N: U⁺ = −e_N U⁻"),
+                3: (0, 1, lambda c, v: setattr(c, "restitution", e_newton(v)), "Moreau e = 2e_N/(1+e_N)"),
+                4: (0, 100, lambda c, v: setattr(c, "friction", v), "Coulomb friction coefficient μ"),
+            }.items():
+                sp = QDoubleSpinBox()
+                sp.setRange(lo, hi)
+                sp.setDecimals(3)
+                sp.setSingleStep(0.05)
+                sp.setKeyboardTracking(False)
+                sp.setToolTip(tip)
+                sp.valueChanged.connect(lambda v, k=key, f=setter: self.on_commit(
+                    "Set contact", lambda s: f(ops.find_contact(s, k), v)))
+                self.setCellWidget(row, col, sp)
