@@ -1,0 +1,193 @@
+"""Exports: recorded data (CSV, HDF5 via the engine writers), plots (PNG, SVG) and the 3D view as a
+video (MP4, GIF). Every file is written to a temporary name next to the target and moved into place
+only when complete, so an export is complete or absent, also when cancelled or failing."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QMessageBox, QProgressDialog, QSpinBox)
+
+
+class Cancelled(Exception):
+    pass
+
+
+def _temp_next_to(path):
+    """A temporary file beside `path` with the same extension (writers pick the format from it)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    base, ext = os.path.splitext(os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{base}.", suffix=f".tmp{ext}")
+    os.close(fd)
+    return tmp
+
+
+def _finish(tmp, path):
+    os.replace(tmp, path)
+
+
+def _discard(tmp):
+    try:
+        os.remove(tmp)
+    except OSError:
+        pass
+
+
+def export_data(recorder, path, fmt, attrs=None, progress=None):
+    """All recorded signals with the names of `nsgui run` (column per signal)."""
+    from nsgui.engine.export import write_csv, write_hdf5
+    signals = recorder.signals()
+    tmp = _temp_next_to(path)
+    try:
+        if progress and not progress(0.05):
+            raise Cancelled()
+        if fmt == "csv":
+            write_csv(tmp, signals)
+        elif fmt in ("hdf5", "h5"):
+            write_hdf5(tmp, signals, attrs or {})
+        else:
+            raise ValueError(f"unknown data format {fmt!r} (csv or hdf5)")
+        if progress and not progress(1.0):
+            raise Cancelled()
+        _finish(tmp, path)
+    except BaseException:
+        _discard(tmp)
+        raise
+    return path
+
+
+def export_plot(card, path):
+    """One plot as PNG or SVG (pyqtgraph's exporters)."""
+    import pyqtgraph.exporters as pgexp
+    ext = os.path.splitext(path)[1].lower()
+    item = card.plot.getPlotItem()
+    if ext == ".svg":
+        exporter = pgexp.SVGExporter(item)
+    elif ext in (".png", ".jpg", ".jpeg", ".bmp"):
+        exporter = pgexp.ImageExporter(item)
+        w = int(item.sceneBoundingRect().width())
+        exporter.parameters()["width"] = max(2 * w, 800)
+    else:
+        raise ValueError(f"unsupported plot format {ext!r} (use .png or .svg)")
+    tmp = _temp_next_to(path)
+    try:
+        exporter.export(tmp)
+        if not os.path.getsize(tmp):
+            raise OSError(f"the plot exporter wrote nothing to {path}")
+        _finish(tmp, path)
+    except BaseException:
+        _discard(tmp)
+        raise
+    return path
+
+
+def video_frame_times(t_start, t_end, fps, speed):
+    """Simulated times of the frames: `speed` simulated seconds per second of video."""
+    step = speed / fps
+    n = int(np.floor((t_end - t_start) / step + 1e-9)) + 1
+    return t_start + step * np.arange(max(n, 1))
+
+
+def export_video(view3d, controller, path, fps=30, speed=1.0, t0=None, t1=None, progress=None, size=None):
+    """Render the 3D view offscreen for each frame from the history and encode MP4 or GIF."""
+    import imageio.v2 as iio
+    rec = controller.recorder
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".mp4", ".gif"):
+        raise ValueError(f"unsupported video format {ext!r} (use .mp4 or .gif)")
+    t0 = rec.t_start if t0 is None else t0
+    t1 = rec.t_end if t1 is None else t1
+    times = video_frame_times(t0, t1, fps, speed)
+    tmp = _temp_next_to(path)
+    writer = None
+    try:
+        if ext == ".gif":
+            writer = iio.get_writer(tmp, mode="I", duration=1000.0 / fps, loop=0)
+        else:
+            writer = iio.get_writer(tmp, fps=fps, codec="libx264", quality=7, macro_block_size=2)
+        for k, t in enumerate(times):
+            view3d.show_row(rec.row_at_time(t))
+            img = view3d.render_image(size=size)[:, :, :3]
+            h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
+            writer.append_data(np.ascontiguousarray(img[:h, :w]))
+            if progress and not progress((k + 1) / len(times)):
+                raise Cancelled()
+        writer.close()
+        writer = None
+        _finish(tmp, path)
+    except BaseException:
+        if writer is not None:
+            try:
+                writer.close()
+            except Exception:
+                pass
+        _discard(tmp)
+        raise
+    finally:
+        view3d.show_row(controller.cursor)
+    return len(times)
+
+
+def run_with_progress(window, title, job, threaded=False):
+    """Run `job(progress)` with a progress dialog that can cancel it; report the outcome in the
+    window's messages. `progress(fraction) -> bool` returns False once cancelled."""
+    dlg = QProgressDialog(title, "Cancel", 0, 1000, window)
+    dlg.setWindowModality(Qt.WindowModal)
+    dlg.setMinimumDuration(300)
+    dlg.setValue(0)
+    state = {"cancel": False}
+
+    def progress(fraction):
+        if threading.current_thread() is threading.main_thread():
+            dlg.setValue(int(1000 * min(max(fraction, 0.0), 1.0)))
+            QApplication.processEvents()
+            state["cancel"] = state["cancel"] or dlg.wasCanceled()
+        return not state["cancel"]
+
+    try:
+        result = job(progress)
+    except Cancelled:
+        window.post("warning", f"{title}: cancelled (no file written)")
+        return None
+    except Exception as exc:
+        window.post("error", f"{title} failed: {exc}")
+        QMessageBox.warning(window, title, f"{title} failed:\n{exc}")
+        return None
+    finally:
+        dlg.reset()
+        dlg.close()
+    window.post("info", f"{title}: done")
+    return result
+
+
+class VideoOptionsDialog(QDialog):
+    def __init__(self, parent, controller):
+        super().__init__(parent)
+        self.setWindowTitle("Export video")
+        rec = controller.recorder
+        form = QFormLayout(self)
+        self.fmt = QComboBox()
+        self.fmt.addItems(["mp4", "gif"])
+        self.fps = QSpinBox(minimum=5, maximum=120, value=30)
+        self.speed = QDoubleSpinBox(minimum=0.01, maximum=100.0, value=1.0, decimals=2, singleStep=0.25)
+        self.speed.setToolTip("Simulated seconds per second of video")
+        self.t0 = QDoubleSpinBox(decimals=3, minimum=rec.t_start, maximum=rec.t_end, value=rec.t_start)
+        self.t1 = QDoubleSpinBox(decimals=3, minimum=rec.t_start, maximum=rec.t_end, value=rec.t_end)
+        form.addRow("format", self.fmt)
+        form.addRow("frames per second", self.fps)
+        form.addRow("playback speed", self.speed)
+        form.addRow("from t (s)", self.t0)
+        form.addRow("to t (s)", self.t1)
+        box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+        form.addRow(box)
+
+    def options(self):
+        return {"format": self.fmt.currentText(), "fps": self.fps.value(), "speed": self.speed.value(),
+                "t0": self.t0.value(), "t1": max(self.t1.value(), self.t0.value())}

@@ -1,0 +1,154 @@
+"""Drawing geometry for the 3D view (numpy only): planar shape outlines, extruded solids,
+obstacle slabs, force arrows and friction-cone wedges. Pure functions, testable without OpenGL."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+ARC_SEGMENTS = 40
+
+
+def _rot(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+def shape_outline(shape, point_radius=0.01) -> np.ndarray:
+    """Counter-clockwise outline (n, 2) of a shape in its body frame."""
+    kind = shape.type
+    off = np.asarray(getattr(shape, "offset", None) or (0.0, 0.0), dtype=float)
+    ang = float(getattr(shape, "angle", 0.0) or 0.0)
+    if kind == "disk":
+        a = np.linspace(0, 2 * np.pi, ARC_SEGMENTS, endpoint=False)
+        local = shape.radius * np.column_stack([np.cos(a), np.sin(a)])
+    elif kind == "point":
+        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        local = point_radius * np.column_stack([np.cos(a), np.sin(a)])
+    elif kind == "box":
+        w, h = shape.width / 2, shape.height / 2
+        local = np.array([[-w, -h], [w, -h], [w, h], [-w, h]])
+    elif kind == "capsule":
+        half, r = shape.length / 2, max(float(shape.radius), 0.0)
+        if r <= 0:
+            r = max(0.01 * shape.length, 1e-4)  # a thin bar still needs a visible width
+        k = ARC_SEGMENTS // 2
+        right = np.linspace(-np.pi / 2, np.pi / 2, k)
+        left = np.linspace(np.pi / 2, 3 * np.pi / 2, k)
+        local = np.vstack([np.column_stack([half + r * np.cos(right), r * np.sin(right)]),
+                           np.column_stack([-half + r * np.cos(left), r * np.sin(left)])])
+    elif kind == "polygon":
+        local = np.asarray(shape.vertices, dtype=float)
+    else:
+        raise ValueError(f"unknown shape type {kind!r}")
+    return local @ _rot(ang).T + off
+
+
+def extrude(outline, z0, z1):
+    """A closed prism over a convex CCW outline: (vertices (2n+2, 3), faces (m, 3))."""
+    n = len(outline)
+    c = outline.mean(axis=0)
+    bottom = np.column_stack([outline, np.full(n, z0)])
+    top = np.column_stack([outline, np.full(n, z1)])
+    verts = np.vstack([bottom, top, [[c[0], c[1], z0], [c[0], c[1], z1]]])
+    cb, ct = 2 * n, 2 * n + 1
+    faces = []
+    for i in range(n):
+        j = (i + 1) % n
+        faces.append((i, j, n + j))
+        faces.append((i, n + j, n + i))
+        faces.append((cb, j, i))
+        faces.append((ct, n + i, n + j))
+    return verts, np.array(faces, dtype=np.uint32)
+
+
+def merge_meshes(parts):
+    verts, faces, off = [], [], 0
+    for v, f in parts:
+        verts.append(v)
+        faces.append(f + off)
+        off += len(v)
+    if not verts:
+        return np.zeros((0, 3)), np.zeros((0, 3), dtype=np.uint32)
+    return np.vstack(verts), np.vstack(faces).astype(np.uint32)
+
+
+def body_mesh(body, z0, z1, point_radius):
+    return merge_meshes([extrude(shape_outline(s, point_radius), z0, z1) for s in body.shapes])
+
+
+def obstacle_mesh(obstacle, extent, z0, z1):
+    """A slab behind the boundary of a ground/wall (width 2*extent) or under a segment."""
+    thick = 0.08 * extent
+    if obstacle.type in ("ground", "wall"):
+        n = np.asarray(obstacle.normal, dtype=float)
+        n = n / (np.linalg.norm(n) or 1.0)
+        t = np.array([n[1], -n[0]])
+        p = np.asarray(obstacle.point, dtype=float)
+        a, b = p + extent * t, p - extent * t
+    else:
+        a, b = np.asarray(obstacle.a, dtype=float), np.asarray(obstacle.b, dtype=float)
+        d = b - a
+        n = np.array([-d[1], d[0]]) / (np.linalg.norm(d) or 1.0)
+        thick = 0.02 * extent
+    quad = np.array([a, b, b - thick * n, a - thick * n])
+    if np.cross(quad[1] - quad[0], quad[2] - quad[0]) < 0:
+        quad = quad[::-1]
+    return extrude(quad, z0, z1)
+
+
+def scene_extent(scene, poses=None, body_names=None):
+    """A length scale and centre of the scene in the world (for arrows, markers, the camera);
+    `poses` (nbodies, 3) in the order of `body_names` places the shapes."""
+    pts = []
+    where = dict(zip(body_names or [], poses if poses is not None else []))
+    for b in scene.bodies:
+        for s in b.shapes:
+            try:
+                outline = shape_outline(s)
+            except Exception:
+                continue
+            pts.append(transform_points(outline, where[b.name]) if b.name in where else outline)
+    for o in scene.obstacles:
+        if o.type == "segment":
+            pts.append(np.array([o.a, o.b], dtype=float))
+        else:
+            pts.append(np.array([o.point], dtype=float))
+    for j in scene.joints:
+        if j.parent == "world":
+            pts.append(np.array([j.anchor_parent], dtype=float))
+    if not pts:
+        return 1.0, np.zeros(2)
+    allp = np.vstack(pts)
+    lo, hi = allp.min(axis=0), allp.max(axis=0)
+    size = float(max(np.max(hi - lo), 0.1))
+    return size, (lo + hi) / 2
+
+
+def transform_points(local, pose):
+    x, y, a = pose
+    return np.asarray(local) @ _rot(a).T + (x, y)
+
+
+def arrow_segments(points, directions, lengths):
+    """Line segments (2n, 2) from each point along its direction by its length."""
+    p = np.asarray(points, dtype=float).reshape(-1, 2)
+    d = np.asarray(directions, dtype=float).reshape(-1, 2)
+    seg = np.empty((2 * len(p), 2))
+    seg[0::2] = p
+    seg[1::2] = p + d * np.asarray(lengths, dtype=float)[:, None]
+    return seg
+
+
+def cone_wedges(points, normals, mus, length):
+    """Triangles (3n, 2) of friction-cone wedges: apex at the contact point, half-angle atan(mu)
+    around the normal."""
+    out = []
+    for p, n, mu in zip(points, normals, mus):
+        n = np.asarray(n, float)
+        t = np.array([-n[1], n[0]])
+        a = math.atan(mu)
+        out += [p, p + length * (math.cos(a) * n + math.sin(a) * t),
+                p + length * (math.cos(a) * n - math.sin(a) * t)]
+    return np.array(out).reshape(-1, 2)

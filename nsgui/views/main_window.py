@@ -1,0 +1,573 @@
+"""The main window: 3D view in the central tabs, dockable scene tree / signals / plots / events /
+messages panels, the transport bar (play, step, reset, resume, history slider, speed), menus,
+status bar, remembered layout and recent files."""
+
+from __future__ import annotations
+
+import copy
+import glob
+import os
+
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QInputDialog, QLabel,
+                               QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
+
+from nsgui.views.document import SceneDocument
+from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
+from nsgui.views.plots import PlotPanel
+from nsgui.views.scene_tree import SceneTree
+from nsgui.views.sim_controller import SimulationController
+from nsgui.views.view3d import View3D
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCENES_DIR = os.path.join(ROOT, "resources", "scenes")
+DEFAULT_SCENE = os.path.join(SCENES_DIR, "default.json")
+MAX_RECENT = 10
+SPEEDS = [("×0.01", 0.01), ("×0.1", 0.1), ("×0.25", 0.25), ("×0.5", 0.5), ("×1 real time", 1.0),
+          ("×2", 2.0), ("×5", 5.0), ("×10", 10.0), ("×100", 100.0), ("as fast as possible", None)]
+
+SHORTCUTS_HELP = """<table>
+<tr><td><b>Space</b></td><td>play / pause</td></tr>
+<tr><td><b>→</b></td><td>one step forward (through the history, then simulating)</td></tr>
+<tr><td><b>←</b></td><td>one step back through the history</td></tr>
+<tr><td><b>Backspace</b></td><td>reset to the initial state (uses the edited scene)</td></tr>
+<tr><td><b>Ctrl+R</b></td><td>resume from here (new branch from the displayed time)</td></tr>
+<tr><td><b>Ctrl+O / Ctrl+S / Ctrl+Q</b></td><td>open / save / quit</td></tr>
+<tr><td><b>Double-click a plot</b></td><td>move the time cursor there</td></tr>
+<tr><td><b>Click an event</b></td><td>jump to its time</td></tr>
+<tr><td><b>3D view</b></td><td>drag: orbit · shift+drag: pan · wheel: zoom</td></tr>
+</table>"""
+
+
+class MainWindow(QMainWindow):
+    runningChanged = Signal(bool)
+
+    def __init__(self, simulator_factory=None, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("MainWindow")
+        self.settings = settings or QSettings("nsgui", "nsgui")
+        self.document = SceneDocument()
+        self.controller = SimulationController(simulator_factory, self)
+        self.controller.runningChanged.connect(self.runningChanged)
+        self.controller.message.connect(self.post)
+        self._scene_obj = self.document.scene
+        self._model_scene_dict = None  # the scene the running model was compiled from
+        self.menus = {}
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.view3d = View3D(self.controller)
+        self.tabs.addTab(self.view3d, "3D view")
+        self.setCentralWidget(self.tabs)
+
+        self.messages = MessagesPanel()
+        self.plots = PlotPanel(self.controller)
+        self.signal_tree = SignalTree(self.controller, self.plots)
+        self.events = EventsPanel(self.controller)
+        self.scene_tree = SceneTree(self.document)
+        self.scene_tree.message = self.post
+        self.docks = {}
+        self._add_dock("Scene", self.scene_tree, Qt.LeftDockWidgetArea)
+        self._add_dock("Signals", self.signal_tree, Qt.LeftDockWidgetArea)
+        self._add_dock("Plots", self.plots, Qt.RightDockWidgetArea)
+        self._add_dock("Events", self.events, Qt.BottomDockWidgetArea)
+        self._add_dock("Messages", self.messages, Qt.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.docks["Scene"], self.docks["Signals"])
+        self.docks["Scene"].raise_()
+        self.tabifyDockWidget(self.docks["Events"], self.docks["Messages"])
+        self.docks["Events"].raise_()
+        self.resizeDocks([self.docks["Plots"]], [560], Qt.Horizontal)
+        self.resizeDocks([self.docks["Scene"]], [270], Qt.Horizontal)
+        self.resizeDocks([self.docks["Events"]], [150], Qt.Vertical)
+
+        self._make_actions()
+        self._make_transport()
+        self._make_menus()
+        self._make_status()
+        self._default_state = self.saveState()
+
+        self.document.changed.connect(self._document_changed)
+        self.document.modifiedChanged.connect(lambda _m: self._update_title())
+        self.document.pathChanged.connect(lambda _p: self._update_title())
+        self.controller.historyAppended.connect(self._history_grew)
+        self.controller.historyReset.connect(self._history_grew)
+        self.controller.cursorChanged.connect(self._cursor_moved)
+        self.controller.statsChanged.connect(self._update_status)
+        self.controller.runningChanged.connect(self._running_changed)
+        self.controller.branchChanged.connect(self._branch_changed)
+        self.resize(1500, 920)
+        self._restore_settings()
+        self._update_title()
+        self._running_changed(False)
+        try:
+            from nsgui.views.editor.integration import attach_editor
+        except ImportError:
+            attach_editor = None
+        if attach_editor is not None:
+            try:
+                attach_editor(self)
+            except Exception as exc:  # the editor must not keep the window from opening
+                self.post("error", f"the scene editor could not be attached: {exc}")
+
+    # ------------------------------------------------------------------ construction
+    def _add_dock(self, title, widget, area):
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{title}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.docks[title] = dock
+        return dock
+
+    def _action(self, text, slot, shortcut=None, tip=None, checkable=False):
+        a = QAction(text, self)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+            a.setShortcutContext(Qt.WindowShortcut)
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.setCheckable(checkable)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        return a
+
+    def _make_actions(self):
+        A = self._action
+        self.act_open = A("&Open…", self.open_dialog, QKeySequence.Open)
+        self.act_save = A("&Save", self.save, QKeySequence.Save)
+        self.act_save_as = A("Save &As…", self.save_as, QKeySequence.SaveAs)
+        self.act_quit = A("&Quit", self.close, QKeySequence.Quit)
+        self.act_play = A("Play", self.toggle_play, Qt.Key_Space, "Play / pause (Space)")
+        self.act_step = A("Step", self.controller_step, Qt.Key_Right,
+                          "One step forward (→): through the history, then simulating")
+        self.act_back = A("Step back", self.controller.step_back, Qt.Key_Left,
+                          "One step back through the history (←)")
+        self.act_reset = A("Reset", self.reset_simulation, Qt.Key_Backspace,
+                           "Back to the initial state, with the edited scene (Backspace)")
+        self.act_resume = A("Resume from here", self.resume_from_here, "Ctrl+R",
+                            "Continue from the displayed time with the edited scene (a new branch)")
+        self.act_replay = A("Replay", self.controller.replay, None,
+                            "Play the recorded history back at the chosen speed")
+        self.act_discard = A("Discard previous branch", self.controller.discard_previous, None,
+                             "Forget the run that was replaced by Resume from here")
+        self.act_trails = A("Trails", lambda on: self.view3d.set_trails(on), None,
+                            "Show the recent paths of the bodies", checkable=True)
+
+    def _make_transport(self):
+        bar = QToolBar("Simulation")
+        bar.setObjectName("toolbar_simulation")
+        bar.setIconSize(QSize(16, 16))
+        bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        for a in (self.act_play, self.act_back, self.act_step, self.act_reset, self.act_resume,
+                  self.act_replay):
+            bar.addAction(a)
+        bar.addSeparator()
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setToolTip("Scrub through the recorded history")
+        self.slider.setMinimumWidth(300)
+        self.slider.setRange(0, 0)
+        self.slider.valueChanged.connect(self._slider_moved)
+        bar.addWidget(self.slider)
+        self.time_label = QLabel(" t = 0.000 s ")
+        self.time_label.setMinimumWidth(150)
+        bar.addWidget(self.time_label)
+        bar.addWidget(QLabel(" speed "))
+        self.speed_combo = QComboBox()
+        self.speed_combo.setToolTip("Real-time factor of the simulation and of the replay")
+        for text, _v in SPEEDS:
+            self.speed_combo.addItem(text)
+        self.speed_combo.setCurrentIndex(4)
+        self.speed_combo.currentIndexChanged.connect(lambda i: self.set_speed(SPEEDS[i][1]))
+        self.speed_combo.setFocusPolicy(Qt.NoFocus)
+        self.slider.setFocusPolicy(Qt.NoFocus)
+        bar.addWidget(self.speed_combo)
+        self.addToolBar(Qt.TopToolBarArea, bar)
+        self.transport = bar
+
+    def _make_menus(self):
+        mb = self.menuBar()
+        f = self.menus["File"] = mb.addMenu("&File")
+        f.addAction(self.act_open)
+        self.recent_menu = f.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        ex = f.addMenu("Open E&xample")
+        for path in sorted(glob.glob(os.path.join(SCENES_DIR, "*.json"))):
+            name = os.path.splitext(os.path.basename(path))[0].replace("_", " ")
+            ex.addAction(name, lambda p=path: self.open_scene(p))
+        if ex.isEmpty():
+            ex.addAction("(no examples found)").setEnabled(False)
+        f.addSeparator()
+        f.addAction(self.act_save)
+        f.addAction(self.act_save_as)
+        f.addSeparator()
+        exp = f.addMenu("&Export")
+        exp.addAction("Data as CSV…", lambda: self.export_data_dialog("csv"))
+        exp.addAction("Data as HDF5…", lambda: self.export_data_dialog("hdf5"))
+        exp.addSeparator()
+        exp.addAction("Plot as PNG…", lambda: self.export_plot_dialog("png"))
+        exp.addAction("Plot as SVG…", lambda: self.export_plot_dialog("svg"))
+        exp.addSeparator()
+        exp.addAction("Video (MP4 or GIF)…", self.export_video_dialog)
+        f.addSeparator()
+        f.addAction(self.act_quit)
+        self.menus["Edit"] = mb.addMenu("&Edit")
+        v = self.menus["View"] = mb.addMenu("&View")
+        for dock in self.docks.values():
+            v.addAction(dock.toggleViewAction())
+        v.addAction(self.transport.toggleViewAction())
+        v.addSeparator()
+        v.addAction("New time plot", lambda: self.plots.add_time_plot("Plot", []))
+        v.addAction("New phase portrait", lambda: self.plots.add_phase_plot())
+        v.addSeparator()
+        v.addAction("Reset camera", self.view3d.reset_camera)
+        v.addAction(self.act_trails)
+        v.addSeparator()
+        v.addAction("Reset layout", lambda: self.restoreState(self._default_state))
+        s = self.menus["Simulation"] = mb.addMenu("&Simulation")
+        for a in (self.act_play, self.act_step, self.act_back, self.act_reset, self.act_resume,
+                  self.act_replay, self.act_discard):
+            s.addAction(a)
+        sp = s.addMenu("Speed")
+        for i, (text, _v) in enumerate(SPEEDS):
+            sp.addAction(text, lambda i=i: self.speed_combo.setCurrentIndex(i))
+        h = self.menus["Help"] = mb.addMenu("&Help")
+        h.addAction("Keyboard shortcuts", self.show_shortcuts)
+        h.addAction("About nsgui", self.show_about)
+
+    def _make_status(self):
+        sb = self.statusBar()
+        self.status_labels = {}
+        for key, width in (("time", 130), ("rtf", 120), ("sps", 130), ("contacts", 130)):
+            lab = QLabel()
+            lab.setMinimumWidth(width)
+            sb.addPermanentWidget(lab)
+            self.status_labels[key] = lab
+        self._update_status({"sps": 0.0, "rtf": 0.0})
+
+    # ------------------------------------------------------------------ messages
+    def post(self, level, text):
+        self.messages.post(level, text)
+        if level in ("error", "warning"):
+            self.statusBar().showMessage(text.splitlines()[0], 8000)
+            if level == "error":
+                self.docks["Messages"].raise_()
+
+    def _refuse(self, title, reasons):
+        text = f"{title}:\n" + "\n".join(f"• {r}" for r in reasons)
+        self.post("error", text)
+        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self)
+        box.setModal(False)
+        box.show()
+        self._last_box = box
+
+    # ------------------------------------------------------------------ files
+    def open_dialog(self):
+        start = self.settings.value("last_dir", SCENES_DIR)
+        path, _ = QFileDialog.getOpenFileName(self, "Open scene", start, "Scenes (*.json);;All files (*)")
+        if path:
+            self.open_scene(path)
+
+    def open_scene(self, path):
+        """Load a scene file and start a fresh (paused) run of it. Returns True on success."""
+        if not self._confirm_discard():
+            return False
+        try:
+            self.document.load(path)
+        except Exception as exc:  # SceneError lists every problem; OSError names the file
+            self._refuse(f"Cannot open {os.path.basename(path)}", str(exc).splitlines() or [repr(exc)])
+            return False
+        self.settings.setValue("last_dir", os.path.dirname(os.path.abspath(path)))
+        self._add_recent(os.path.abspath(path))
+        self.post("info", f"opened {path}")
+        return True
+
+    def _confirm_discard(self):
+        if not self.document.modified or os.environ.get("NSGUI_TEST"):
+            return True
+        ans = QMessageBox.question(self, "Unsaved changes",
+                                   "The scene has unsaved changes. Discard them?",
+                                   QMessageBox.Discard | QMessageBox.Cancel)
+        return ans == QMessageBox.Discard
+
+    def save(self):
+        if not self.document.path:
+            return self.save_as()
+        try:
+            path = self.document.save()
+            self.post("info", f"saved {path}")
+        except Exception as exc:
+            self._refuse("Cannot save", [str(exc)])
+
+    def save_as(self):
+        start = self.document.path or os.path.join(self.settings.value("last_dir", os.getcwd()), "scene.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save scene as", start, "Scenes (*.json)")
+        if not path:
+            return
+        if not path.endswith(".json"):
+            path += ".json"
+        try:
+            path = self.document.save(path)
+            self._add_recent(path)
+            self.post("info", f"saved {path}")
+        except Exception as exc:
+            self._refuse("Cannot save", [str(exc)])
+
+    def _recent(self):
+        val = self.settings.value("recent_files", [])
+        if isinstance(val, str):
+            val = [val]
+        return [p for p in (val or []) if p]
+
+    def _add_recent(self, path):
+        files = [path] + [p for p in self._recent() if p != path]
+        self.settings.setValue("recent_files", files[:MAX_RECENT])
+
+    def _fill_recent(self):
+        self.recent_menu.clear()
+        for p in self._recent():
+            self.recent_menu.addAction(p, lambda p=p: self.open_scene(p))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # ------------------------------------------------------------------ document → simulation
+    def _document_changed(self):
+        new_document = self.document.scene is not self._scene_obj and self.document.undo_stack.count() == 0
+        self._scene_obj = self.document.scene
+        if new_document:
+            self.reset_simulation()
+        self._update_title()
+        self._update_edit_hint()
+
+    def _scene_edited_since_compile(self):
+        from nsgui.engine import scene_to_dict
+        try:
+            return scene_to_dict(self.document.scene) != self._model_scene_dict
+        except Exception:
+            return True
+
+    def _update_edit_hint(self):
+        if self.controller.model is not None and self._scene_edited_since_compile():
+            self.statusBar().showMessage("Scene edited: Reset or Resume from here to use the changes", 10000)
+
+    def _compile(self, action):
+        problems = self.document.problems()
+        if problems:
+            self._refuse(f"Cannot {action}: the scene has problems", [str(p) for p in problems])
+            return None
+        from nsgui.engine import compile_scene, scene_to_dict
+        scene = copy.deepcopy(self.document.scene)
+        try:
+            model = compile_scene(scene)
+        except Exception as exc:
+            self._refuse(f"Cannot {action}", str(exc).splitlines() or [repr(exc)])
+            return None
+        self._model_scene_dict = scene_to_dict(scene)
+        return model
+
+    def reset_simulation(self):
+        """Back to t = 0 with the document's current scene (recompiled). Returns True if started."""
+        model = self._compile("start the simulation")
+        if model is None:
+            return False
+        self.controller.load_model(model, running=False)
+        self.view3d.set_model(model)
+        return True
+
+    def resume_from_here(self):
+        """Continue from the displayed time with the edited scene: a new branch of the run."""
+        if self.controller.model is None:
+            return self.reset_simulation()
+        model = self._compile("resume")
+        if model is None:
+            return False
+        t = self.controller.cursor_time
+        err = self.controller.resume_from(model, t)
+        if err:
+            self._refuse("Cannot resume from here", [err])
+            return False
+        self.view3d.set_model(model)
+        self.post("info", f"resumed from t = {t:.4f} s with the edited scene (new branch; the "
+                          "previous run is drawn dashed until discarded)")
+        return True
+
+    def is_running(self):
+        return self.controller.running
+
+    def toggle_play(self):
+        if self.controller.running or self.controller.replaying:
+            self.controller.pause()
+        else:
+            self.play()
+
+    def play(self):
+        problems = self.document.problems()
+        if problems:
+            self._refuse("Cannot play: the scene has problems", [str(p) for p in problems])
+            return False
+        if self.controller.model is None and not self.reset_simulation():
+            return False
+        self.controller.play()
+        return True
+
+    def controller_step(self):
+        if self.controller.model is None and not self.reset_simulation():
+            return
+        self.controller.step_forward()
+
+    def set_speed(self, factor):
+        self.controller.set_speed(factor)
+
+    # ------------------------------------------------------------------ view updates
+    def _history_grew(self):
+        rec = self.controller.recorder
+        n = len(rec) if rec is not None else 0
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(n - 1, 0))
+        self.slider.setValue(self.controller.cursor)
+        self.slider.blockSignals(False)
+
+    def _cursor_moved(self, row):
+        self.slider.blockSignals(True)
+        self.slider.setValue(row)
+        self.slider.blockSignals(False)
+        self._update_status(self.controller.stats)
+
+    def _slider_moved(self, value):
+        self.controller.seek_row(value)
+
+    def _running_changed(self, running):
+        self.act_play.setText("Pause" if running else "Play")
+        self.act_resume.setEnabled(not running)
+
+    def _branch_changed(self):
+        self.act_discard.setEnabled(self.controller.previous is not None)
+
+    def _update_status(self, stats):
+        c = self.controller
+        L = self.status_labels
+        L["time"].setText(f"t = {c.cursor_time:.4f} s")
+        self.time_label.setText(f" t = {c.cursor_time:.3f} s" + ("" if c.following else "  (history)"))
+        running = c.running
+        L["rtf"].setText(f"real time ×{stats.get('rtf', 0):.2f}" if running else "paused")
+        L["sps"].setText(f"{stats.get('sps', 0):,.0f} steps/s" if running else "")
+        L["contacts"].setText(f"contacts active: {self._active_contacts()}")
+
+    def _active_contacts(self):
+        c = self.controller
+        rec = c.recorder
+        if rec is None or not len(rec):
+            return 0
+        cols = getattr(self, "_status_cols", None)
+        if cols is None or cols[0] is not rec:
+            idx = [i for i, n in enumerate(rec.names) if n.startswith("contact.") and n.endswith(".status")]
+            self._status_cols = cols = (rec, idx)
+        row = rec.row(c.cursor)
+        return int(sum(1 for i in cols[1] if row[i] > 0))
+
+    def _update_title(self):
+        name = self.document.scene.name or "untitled"
+        path = self.document.path
+        self.setWindowTitle(f"{name} — {os.path.basename(path) if path else 'unsaved'}[*] — nsgui")
+        self.setWindowModified(bool(self.document.modified))
+
+    # ------------------------------------------------------------------ exports
+    def export_data_dialog(self, fmt):
+        from nsgui.views import exports
+        if not self._has_history():
+            return
+        ext = {"csv": "CSV (*.csv)", "hdf5": "HDF5 (*.h5 *.hdf5)"}[fmt]
+        path, _ = QFileDialog.getSaveFileName(self, "Export data", self._export_name(fmt if fmt == "csv" else "h5"), ext)
+        if path:
+            exports.run_with_progress(self, "Exporting data", lambda progress: exports.export_data(
+                self.controller.recorder, path, fmt, attrs=self._export_attrs(), progress=progress))
+
+    def export_plot_dialog(self, fmt):
+        from nsgui.views import exports
+        cards = self.plots.cards
+        if not cards:
+            self._refuse("Nothing to export", ["there is no plot open"])
+            return
+        titles = [c.title for c in cards]
+        current = titles.index(self.plots.current.title) if self.plots.current in cards else 0
+        title, ok = QInputDialog.getItem(self, "Export plot", "Plot:", titles, current, False)
+        if not ok:
+            return
+        card = cards[titles.index(title)]
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._export_name(fmt, title),
+                                              f"{fmt.upper()} (*.{fmt})")
+        if path:
+            try:
+                exports.export_plot(card, path)
+                self.post("info", f"wrote {path}")
+            except Exception as exc:
+                self._refuse("Export failed", [str(exc)])
+
+    def export_video_dialog(self):
+        from nsgui.views import exports
+        if not self._has_history():
+            return
+        dlg = exports.VideoOptionsDialog(self, self.controller)
+        if not dlg.exec():
+            return
+        opts = dlg.options()
+        path, _ = QFileDialog.getSaveFileName(self, "Export video", self._export_name(opts["format"]),
+                                              "Video (*.mp4 *.gif)")
+        if path:
+            exports.run_with_progress(self, "Exporting video", lambda progress: exports.export_video(
+                self.view3d, self.controller, path, fps=opts["fps"], speed=opts["speed"],
+                t0=opts["t0"], t1=opts["t1"], progress=progress))
+
+    def _has_history(self):
+        if self.controller.recorder is None or not len(self.controller.recorder):
+            self._refuse("Nothing to export", ["run the simulation first"])
+            return False
+        self.controller.pause()
+        self.controller.flush()
+        return True
+
+    def _export_name(self, ext, suffix=""):
+        base = os.path.splitext(os.path.basename(self.document.path or "scene.json"))[0]
+        if suffix:
+            base += "_" + "".join(ch if ch.isalnum() else "_" for ch in suffix.lower())
+        return os.path.join(self.settings.value("last_export_dir", os.getcwd()), f"{base}.{ext}")
+
+    def _export_attrs(self):
+        from nsgui.engine import dumps_scene
+        return {"scene": dumps_scene(self.document.scene), "source": "nsgui"}
+
+    # ------------------------------------------------------------------ help
+    def show_shortcuts(self):
+        box = QMessageBox(QMessageBox.Information, "Keyboard shortcuts", SHORTCUTS_HELP, QMessageBox.Ok, self)
+        box.setModal(False)
+        box.show()
+        self._last_box = box
+
+    def show_about(self):
+        from nsgui import __version__
+        QMessageBox.about(self, "About nsgui",
+                          f"<b>nsgui {__version__}</b><p>Planar mechanisms with contacts, impacts and "
+                          "Coulomb friction, simulated by Moreau–Jean time stepping, with live plots, "
+                          "a 3D view and a scrubbable history.</p>")
+
+    # ------------------------------------------------------------------ settings, closing
+    def _restore_settings(self):
+        geo = self.settings.value("geometry")
+        state = self.settings.value("window_state")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        if state is not None:
+            self.restoreState(state)
+
+    def save_settings(self):
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("window_state", self.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, event):
+        if not self._confirm_discard():
+            event.ignore()
+            return
+        self.save_settings()
+        self.controller.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,308 @@
+"""The GUI side of the simulation: pulls the worker's buffer at display rate into the run history,
+keeps the time cursor (live, scrubbed or replayed) and the previous branch, and tells the views.
+
+Views never touch the worker; they read `controller.recorder` (GUI thread only) and the column cache.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from nsgui.engine.recorder import Recorder
+from nsgui.views.runner import SimRunner
+
+DISPLAY_HZ = 40
+
+
+def default_simulator_factory(model):
+    from nsgui.engine import Simulator
+    return Simulator(model)
+
+
+class ColumnCache:
+    """Growable copies of the columns some view watches, extended incrementally each tick."""
+
+    def __init__(self):
+        self._data: dict[str, np.ndarray] = {}
+        self._n = 0
+
+    def get(self, recorder, name):
+        if recorder is None:
+            return np.empty(0)
+        if name not in self._data:
+            col = recorder.column(name) if name in recorder._index else np.full(len(recorder), np.nan)
+            buf = np.empty(max(1024, 2 * len(col)))
+            buf[: len(col)] = col
+            self._data[name] = buf
+        return self._data[name][: len(recorder)]
+
+    def extend(self, recorder, start):
+        n = len(recorder)
+        for name, buf in list(self._data.items()):
+            if n > len(buf):
+                grown = np.empty(2 * n)
+                grown[:start] = buf[:start]
+                buf = self._data[name] = grown
+            if name in recorder._index:
+                buf[start:n] = recorder.column(name, start, n)
+            else:
+                buf[start:n] = np.nan
+
+    def clear(self):
+        self._data.clear()
+
+
+class SimulationController(QObject):
+    runningChanged = Signal(bool)
+    historyReset = Signal()  # a new history (new run, reset, branch)
+    historyAppended = Signal()  # rows were added this tick
+    cursorChanged = Signal(int)  # the displayed row
+    eventsAdded = Signal(list)
+    statsChanged = Signal(dict)
+    message = Signal(str, str)  # level ("info", "warning", "error"), text
+    branchChanged = Signal()
+
+    def __init__(self, simulator_factory=None, parent=None, memory_cap=None):
+        super().__init__(parent)
+        self.runner = SimRunner(simulator_factory or default_simulator_factory)
+        self.model = None
+        self.recorder: Recorder | None = None
+        self.previous: Recorder | None = None  # the old branch, kept until discarded
+        self.columns = ColumnCache()
+        self.previous_columns = ColumnCache()
+        self._memory_cap = memory_cap
+        self._cursor = None  # None = follow the newest row
+        self._pending_branch = None
+        self._running = False
+        self._replay = None  # (wall time, sim time) anchor while replaying
+        self.replay_speed = 1.0
+        self.stats = {"sps": 0.0, "rtf": 0.0}
+        self._timer = QTimer(self)
+        self._timer.setInterval(int(1000 / DISPLAY_HZ))
+        self._timer.timeout.connect(self.tick)
+        self._timer.start()
+        self._closed = False
+
+    # ------------------------------------------------------------------ state
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    @property
+    def replaying(self) -> bool:
+        return self._replay is not None
+
+    @property
+    def cursor(self) -> int:
+        """The displayed row (the newest row unless scrubbed back)."""
+        if self.recorder is None or not len(self.recorder):
+            return 0
+        if self._cursor is None:
+            return len(self.recorder) - 1
+        return min(self._cursor, len(self.recorder) - 1)
+
+    @property
+    def following(self) -> bool:
+        return self._cursor is None
+
+    @property
+    def cursor_time(self) -> float:
+        if self.recorder is None or not len(self.recorder):
+            return 0.0
+        return float(self.recorder.time[self.cursor])
+
+    def column(self, name):
+        return self.columns.get(self.recorder, name)
+
+    # ------------------------------------------------------------------ commands
+    def load_model(self, model, running=False):
+        """Start a fresh run of `model` (reset)."""
+        self.model = model
+        self._pending_branch = None
+        self._cursor = None
+        self._replay = None
+        self.recorder = None
+        self.columns.clear()
+        self.runner.load(model, running=running)
+        self._set_running(running)
+        self.historyReset.emit()
+
+    def play(self):
+        if self.model is None:
+            return
+        self._replay = None
+        self._cursor = None  # a run continues from the newest row
+        self.runner.play()
+        self._set_running(True)
+        self.cursorChanged.emit(self.cursor)
+
+    def pause(self):
+        self._replay = None
+        self.runner.pause()
+        self._set_running(False)
+
+    def run_until(self, t):
+        self._cursor = None
+        self.runner.run_until(t)
+        self._set_running(True)
+
+    def step_forward(self):
+        if self.model is None:
+            return
+        self._replay = None
+        if self._running:
+            self.pause()
+            return
+        if self._cursor is not None and self._cursor < len(self.recorder) - 1:
+            self.seek_row(self._cursor + 1)
+        else:
+            self._cursor = None
+            self.runner.step(1)
+
+    def step_back(self):
+        if self.recorder is None:
+            return
+        if self._running:
+            self.pause()
+        self._replay = None
+        self.seek_row(max(0, self.cursor - 1))
+
+    def seek_row(self, row):
+        if self.recorder is None or not len(self.recorder):
+            return
+        row = int(max(0, min(row, len(self.recorder) - 1)))
+        if self._running:
+            self.pause()
+        self._cursor = row
+        self.cursorChanged.emit(row)
+
+    def seek_time(self, t):
+        if self.recorder is not None and len(self.recorder):
+            self.seek_row(self.recorder.row_at_time(t))
+
+    def set_speed(self, factor):
+        self.runner.set_speed(factor)
+        self.replay_speed = factor if factor is not None else 100.0
+
+    def replay(self):
+        """Play the recorded history back from the cursor at the chosen speed (no simulation)."""
+        if self.recorder is None or len(self.recorder) < 2:
+            return
+        if self._running:
+            self.pause()
+        if self._cursor is None or self._cursor >= len(self.recorder) - 1:
+            self._cursor = 0
+        self._replay = (time.perf_counter(), self.cursor_time)
+
+    def resume_from(self, model, t=None):
+        """Continue from the snapshot at or before t (default: the cursor) with `model`, which may
+        have edited parameters. The history after that point becomes the previous branch.
+        Returns an error message, or None."""
+        if self.recorder is None:
+            return "nothing has been simulated yet"
+        t = self.cursor_time if t is None else t
+        snap = self.recorder.snapshot_at_or_before(t)
+        if snap is None:
+            return "no saved state at or before this time"
+        if list(model.coord_names) != list(self.model.coord_names):
+            return ("the edited scene has different coordinates "
+                    f"({', '.join(model.coord_names)}); use Reset instead")
+        self.pause()
+        old = self.recorder
+        branch = old.copy()
+        branch.truncate_after(snap.t - 0.5 * float(model.dt))
+        if old.t_end > snap.t + 1e-12:
+            self.previous = old
+            self.previous_columns.clear()
+        self._pending_branch = branch
+        self.model = model
+        self._cursor = None
+        self.runner.load(model, state=snap.state, running=False)
+        self.branchChanged.emit()
+        return None
+
+    def discard_previous(self):
+        if self.previous is not None:
+            self.previous.close()
+        self.previous = None
+        self.previous_columns.clear()
+        self.branchChanged.emit()
+
+    def shutdown(self):
+        if self._closed:
+            return
+        self._closed = True
+        self._timer.stop()
+        self.runner.quit()
+
+    def flush(self, timeout=10.0):
+        """Wait until the worker is idle and everything it produced is in the history (tests,
+        screenshots, exports)."""
+        end = time.perf_counter() + timeout
+        while time.perf_counter() < end:
+            self.tick()
+            if not self.runner.busy:
+                self.tick()
+                return True
+            time.sleep(0.005)
+        return False
+
+    # ------------------------------------------------------------------ tick
+    def _set_running(self, running):
+        if running != self._running:
+            self._running = running
+            self.runningChanged.emit(running)
+
+    def tick(self):
+        d = self.runner.drain()
+        if d.new_run:
+            self._start_history(d.names)
+        appended = False
+        if self.recorder is not None and len(d.rows):
+            if d.rows.shape[1] != self.recorder.ncols:
+                self.message.emit("error", "internal: row width changed; history reset")
+                self._start_history(d.names)
+            start = len(self.recorder)
+            self.recorder.append(d.rows)
+            for i, t, state in d.snapshots:
+                if i == len(d.rows) - 1 and not d.running:
+                    self.recorder.force_snapshot(t, start + i, state)
+                else:
+                    self.recorder.add_snapshot(t, start + i, state)
+            self.columns.extend(self.recorder, start)
+            appended = True
+        if d.events and self.recorder is not None:
+            self.recorder.add_events(d.events)
+            self.eventsAdded.emit(list(d.events))
+        for err in d.errors:
+            self.message.emit("error", err)
+        self._set_running(d.running)
+        self.stats = {"sps": d.steps_per_second, "rtf": d.realtime_factor}
+        if self._replay is not None and self.recorder is not None:
+            wall0, t0 = self._replay
+            t = t0 + self.replay_speed * (time.perf_counter() - wall0)
+            row = self.recorder.row_at_time(t)
+            self._cursor = row
+            if row >= len(self.recorder) - 1:
+                self._replay = None
+            self.cursorChanged.emit(row)
+        if appended:
+            self.historyAppended.emit()
+            if self._cursor is None:
+                self.cursorChanged.emit(self.cursor)
+        self.statsChanged.emit(self.stats)
+
+    def _start_history(self, names):
+        kwargs = {"snapshot_interval": self.runner.snapshot_interval}
+        if self._memory_cap:
+            kwargs["memory_cap"] = self._memory_cap
+        if self._pending_branch is not None and self._pending_branch.names == list(names):
+            self.recorder = self._pending_branch
+        else:
+            self.recorder = Recorder(names, **kwargs)
+        self._pending_branch = None
+        self.columns.clear()
+        self.historyReset.emit()

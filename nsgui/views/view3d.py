@@ -1,0 +1,301 @@
+"""The 3D view (vispy): bodies extruded from their planar shapes, obstacles, joints, contact points,
+normal-force arrows, friction-cone wedges coloured by contact state, and optional trails.
+
+It draws the history row the controller's cursor points at; it computes no physics (poses and
+contact frames come from the compiled model's `body_poses` / `contact_frames`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from nsgui.views import geometry3d as geo
+
+STATUS_COLORS = {  # open, stick, slip, impact
+    0: (0.62, 0.64, 0.67, 1.0),
+    1: (0.17, 0.63, 0.17, 1.0),
+    2: (1.00, 0.50, 0.05, 1.0),
+    3: (0.84, 0.15, 0.16, 1.0),
+}
+STATUS_NAMES = {0: "open", 1: "stick", 2: "slip", 3: "impact"}
+BACKGROUND = "#1e2229"
+TRAIL_SECONDS = 2.0
+CAMERA_AZIMUTH, CAMERA_ELEVATION = 85.0, 6.0  # a three-quarter view of the mechanism's plane
+TRAIL_POINTS = 160
+
+
+def _rgba(hex_color, alpha=1.0):
+    h = (hex_color or "#4c8bd6").lstrip("#")
+    try:
+        return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)) + (alpha,)
+    except ValueError:
+        return (0.3, 0.55, 0.84, alpha)
+
+
+class View3D(QWidget):
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.model = None
+        self.trails_enabled = False
+        self.error = None
+        self._body_nodes = []
+        self._static_nodes = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        try:
+            from vispy import app as vapp
+            vapp.use_app("pyside6")
+            from vispy import scene
+            self._scene_mod = scene
+            self.canvas = scene.SceneCanvas(keys=None, bgcolor=BACKGROUND, show=False, size=(640, 480))
+            self.view = self.canvas.central_widget.add_view()
+            self.view.camera = scene.TurntableCamera(fov=30, up="+y", azimuth=CAMERA_AZIMUTH,
+                                                      elevation=CAMERA_ELEVATION)
+            layout.addWidget(self.canvas.native)
+            self._make_dynamic_visuals()
+        except Exception as exc:  # no OpenGL: keep the app usable without the 3D view
+            self.canvas = None
+            self.error = f"3D view unavailable: {exc}"
+            label = QLabel(self.error + "\n(plots, history and exports still work)")
+            label.setAlignment(Qt.AlignCenter)
+            label.setWordWrap(True)
+            layout.addWidget(label)
+        controller.cursorChanged.connect(self.show_row)
+        controller.historyReset.connect(self._on_history_reset)
+
+    # ------------------------------------------------------------------ building
+    def _make_dynamic_visuals(self):
+        scene = self._scene_mod
+        root = self.view.scene
+        self._wedges = scene.visuals.Mesh(parent=root)
+        self._wedges.set_gl_state("translucent", depth_test=False)
+        self._arrows = scene.visuals.Line(parent=root, connect="segments", width=3, antialias=False)
+        self._arrows.set_gl_state("translucent", depth_test=False)
+        self._heads = scene.visuals.Mesh(parent=root)
+        self._heads.set_gl_state("translucent", depth_test=False)
+        self._points = scene.visuals.Markers(parent=root)
+        self._points.set_gl_state("translucent", depth_test=False)
+        self._joints = scene.visuals.Markers(parent=root)
+        self._joints.set_gl_state("translucent", depth_test=False)
+        self._trails = scene.visuals.Line(parent=root, connect="segments", width=2)
+        self._trails.set_gl_state("translucent", depth_test=False)
+        for v in (self._wedges, self._arrows, self._heads, self._points, self._joints, self._trails):
+            v.visible = False
+        self._wedges.order = 1
+        self._arrows.order = 2
+        self._heads.order = 2
+        self._joints.order = 3
+        self._points.order = 4
+
+    def set_model(self, model):
+        """Rebuild the solids for a compiled model (new scene, reset or resume with edits)."""
+        self.model = model
+        if self.canvas is None:
+            return
+        scene = self._scene_mod
+        for node in self._body_nodes + self._static_nodes:
+            node.parent = None
+        self._body_nodes, self._static_nodes = [], []
+        s = model.scene
+        q0 = self._initial_q(model)
+        try:
+            poses0 = np.asarray(model.body_poses(q0))
+        except Exception:
+            poses0 = None
+        self.extent, self.center = geo.scene_extent(s, poses0, list(model.body_names))
+        self.extent = max(self.extent, 0.3)
+        self.depth = 0.08 * self.extent
+        self.front = self.depth * (0.5 + 0.15 * len(model.body_names)) + 1e-3 * self.extent
+        bodies = {b.name: b for b in s.bodies}
+        for i, name in enumerate(model.body_names):
+            body = bodies.get(name)
+            if body is None or not body.shapes:
+                self._body_nodes.append(None)
+                continue
+            dz = 0.15 * self.depth * i
+            verts, faces = geo.body_mesh(body, -self.depth / 2 + dz, self.depth / 2 + dz, 0.01 * self.extent)
+            mesh = scene.visuals.Mesh(vertices=verts, faces=faces, color=_rgba(body.color),
+                                      shading="flat", parent=self.view.scene)
+            mesh.transform = scene.transforms.MatrixTransform()
+            self._body_nodes.append(mesh)
+        for o in s.obstacles:
+            verts, faces = geo.obstacle_mesh(o, 2.0 * self.extent, -self.depth, self.depth)
+            color = (0.42, 0.45, 0.40, 1.0) if o.type == "ground" else (0.50, 0.47, 0.42, 1.0)
+            self._static_nodes.append(scene.visuals.Mesh(vertices=verts, faces=faces, color=color,
+                                                         shading="flat", parent=self.view.scene))
+        mus = []
+        for k in range(len(model.contact_names)):
+            owner = model.contact_owner[k]
+            mus.append(float(s.contacts[owner].friction) if owner < len(s.contacts) else 0.0)
+        self._mus = np.array(mus)
+        self._force_scale = self._default_force_scale(model)
+        self.reset_camera()
+        self.show_row(self.controller.cursor)
+
+    def _initial_q(self, model):
+        init = model.scene.initial.q if model.scene.initial else {}
+        return np.array([float(init.get(n, 0.0)) for n in model.coord_names])
+
+    def _default_force_scale(self, model):
+        """Metres of arrow per newton: the scene's total weight gives a quarter of its size."""
+        from nsgui.engine.scene import body_mass_properties
+        mass = 0.0
+        for b in model.scene.bodies:
+            try:
+                mass += body_mass_properties(b)[0]
+            except Exception:
+                pass
+        g = float(np.hypot(*model.scene.gravity)) or 9.81
+        return 0.25 * self.extent / max(mass * g, 1e-9)
+
+    def reset_camera(self):
+        if self.canvas is None or self.model is None:
+            return
+        cam = self.view.camera
+        cam.center = (float(self.center[0]), float(self.center[1]), 0.0)
+        cam.azimuth, cam.elevation = CAMERA_AZIMUTH, CAMERA_ELEVATION
+        cam.scale_factor = 1.5 * self.extent
+        cam.distance = None
+        self.canvas.update()
+
+    def set_trails(self, on):
+        self.trails_enabled = bool(on)
+        self.show_row(self.controller.cursor)
+
+    def _on_history_reset(self):
+        if self.controller.model is not None and self.controller.model is not self.model:
+            self.set_model(self.controller.model)
+
+    # ------------------------------------------------------------------ per frame
+    def _q_of_row(self, rec, row):
+        vals = rec.row(row)
+        return np.array([vals[rec.index("q." + n)] for n in self.model.coord_names]), vals
+
+    def show_row(self, row=None):
+        if self.canvas is None or self.model is None:
+            return
+        rec = self.controller.recorder
+        if rec is None or not len(rec):
+            q, vals = self._initial_q(self.model), None
+        else:
+            row = self.controller.cursor if row is None else min(row, len(rec) - 1)
+            q, vals = self._q_of_row(rec, row)
+        try:
+            poses = np.asarray(self.model.body_poses(q))
+        except Exception:
+            return
+        for node, pose in zip(self._body_nodes, poses):
+            if node is None:
+                continue
+            m = node.transform
+            m.reset()
+            m.rotate(np.degrees(pose[2]), (0, 0, 1))
+            m.translate((pose[0], pose[1], 0.0))
+        self._draw_joints(poses)
+        self._draw_contacts(q, vals, rec)
+        self._draw_trails(rec, row if vals is not None else None)
+        self.canvas.update()
+
+    def _draw_joints(self, poses):
+        idx = {n: i for i, n in enumerate(self.model.body_names)}
+        pts = []
+        for j in self.model.scene.joints:
+            if j.type not in ("revolute", "prismatic") or j.child not in idx:
+                continue
+            pts.append(geo.transform_points(np.array([j.anchor_child], float), poses[idx[j.child]])[0])
+        if not pts:
+            self._joints.visible = False
+            return
+        p = np.column_stack([np.array(pts), np.full(len(pts), self.front)])
+        self._joints.set_data(p, face_color=(0.95, 0.95, 0.95, 1.0), edge_color=(0.1, 0.1, 0.1, 1.0),
+                              size=9, edge_width=2)
+        self._joints.visible = True
+
+    def _draw_contacts(self, q, vals, rec):
+        names = self.model.contact_names
+        if not len(names):
+            for v in (self._points, self._arrows, self._heads, self._wedges):
+                v.visible = False
+            return
+        try:
+            gap, point, normal = self.model.contact_frames(q)
+        except Exception:
+            return
+        point, normal = np.asarray(point, float).reshape(-1, 2), np.asarray(normal, float).reshape(-1, 2)
+        status = np.zeros(len(names), int)
+        pn = np.zeros(len(names))
+        if vals is not None:
+            for k, n in enumerate(names):
+                try:
+                    status[k] = int(vals[rec.index(f"contact.{n}.status")])
+                    pn[k] = float(vals[rec.index(f"contact.{n}.pn")])
+                except KeyError:
+                    pass
+        colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[0]) for s in status])
+        z = self.front
+        self._points.set_data(np.column_stack([point, np.full(len(point), z)]), face_color=colors,
+                              edge_color=(0, 0, 0, 1), size=8)
+        self._points.visible = True
+        # friction-cone wedges of the contacts that touch (half-angle atan mu)
+        touching = status > 0
+        if touching.any():
+            tri = geo.cone_wedges(point[touching], normal[touching], self._mus[touching],
+                                  0.12 * self.extent)
+            wc = np.repeat(colors[touching] * (1, 1, 1, 0) + (0, 0, 0, 0.35), 3, axis=0)
+            self._wedges.set_data(vertices=np.column_stack([tri, np.full(len(tri), z - 1e-4)]),
+                                  faces=np.arange(len(tri), dtype=np.uint32).reshape(-1, 3),
+                                  vertex_colors=wc)
+            self._wedges.visible = True
+        else:
+            self._wedges.visible = False
+        # normal-force arrows, length proportional to the force (clamped for impacts)
+        lengths = np.minimum(np.abs(pn) * self._force_scale, 0.6 * self.extent)
+        show = lengths > 1e-4 * self.extent
+        if show.any():
+            seg = geo.arrow_segments(point[show], normal[show], lengths[show])
+            c = np.repeat(colors[show], 2, axis=0)
+            self._arrows.set_data(np.column_stack([seg, np.full(len(seg), z)]), color=c)
+            self._arrows.visible = True
+            heads = []
+            for p, n, L in zip(point[show], normal[show], lengths[show]):
+                tip = p + n * L
+                t = np.array([-n[1], n[0]])
+                s = min(0.03 * self.extent, 0.5 * L)
+                heads += [tip, tip - s * n + 0.5 * s * t, tip - s * n - 0.5 * s * t]
+            heads = np.array(heads)
+            self._heads.set_data(vertices=np.column_stack([heads, np.full(len(heads), z)]),
+                                 faces=np.arange(len(heads), dtype=np.uint32).reshape(-1, 3),
+                                 vertex_colors=np.repeat(colors[show], 3, axis=0))
+            self._heads.visible = True
+        else:
+            self._arrows.visible = self._heads.visible = False
+
+    def _draw_trails(self, rec, row):
+        if not self.trails_enabled or rec is None or row is None or row < 1:
+            self._trails.visible = False
+            return
+        t_now = rec.time[row]
+        first = rec.row_at_time(t_now - TRAIL_SECONDS)
+        rows = np.unique(np.linspace(first, row, TRAIL_POINTS).astype(int))
+        cols = [rec.index("q." + n) for n in self.model.coord_names]
+        block = rec.rows(rows[0], rows[-1] + 1)[rows - rows[0]][:, cols]
+        paths = np.array([np.asarray(self.model.body_poses(q))[:, :2] for q in block])  # (k, nb, 2)
+        segs, colors = [], []
+        k = len(rows)
+        for b in range(paths.shape[1]):
+            p = paths[:, b]
+            segs.append(np.repeat(p, 2, axis=0)[1:-1])
+            alpha = np.repeat(np.linspace(0.05, 0.9, k), 2)[1:-1]
+            colors.append(np.column_stack([np.full((len(alpha), 3), (1.0, 0.85, 0.3)), alpha]))
+        seg = np.vstack(segs)
+        self._trails.set_data(np.column_stack([seg, np.full(len(seg), self.front)]), color=np.vstack(colors))
+        self._trails.visible = True
+
+    # ------------------------------------------------------------------ images
+    def render_image(self, size=None):
+        """An RGBA image (h, w, 4) of the current view, rendered offscreen."""
+        if self.canvas is None:
+            raise RuntimeError(self.error or "3D view unavailable")
+        return self.canvas.render(size=size) if size else self.canvas.render()
