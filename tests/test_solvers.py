@@ -396,3 +396,19 @@ def test_bad_input_gives_status_4_not_a_crash():
     assert lemke_fc2d(W, qf, np.array([0.5]), 10)[1] == 4
     W[2, 2] = np.nan
     assert nsgs_fc2d(W, qf, np.array([0.5, 0.5]), np.zeros(4), 1e-9, 10)[1] != 0
+
+
+def test_many_degenerate_integer_problems_are_solved():
+    # integer PSD M = B B^T and q = B v: ties in every ratio test, zero entries of q, redundancy
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        m = int(rng.integers(1, 25))
+        k = int(rng.integers(1, m + 2))
+        B = rng.integers(-1, 2, (m, k)).astype(float)
+        M = B @ B.T
+        q = B @ rng.integers(-2, 3, k).astype(float)
+        z, s, piv = lemke(M, q, 20 * m + 20)
+        assert s == 0 and lcp_residual(M, q, z) < TOL
+        z3, s3, _ = bpp_lcp(M, q, rng.random(m) < 0.5, 200)
+        if s3 == 0:
+            np.testing.assert_allclose(M @ z3, M @ z, atol=1e-9)

@@ -14,6 +14,7 @@ from .residuals import lcp_residual
 
 _PIV_TOL = 1e-12  # relative to the largest entry of the entering column (scaled problem)
 _TIE_TOL = 1e-11  # ratio ties (scaled problem)
+_ACCEPT = 1e-10  # scaled natural-map residual accepted as a solution after a failed end game
 
 
 @numba.njit(cache=True)
@@ -192,6 +193,18 @@ def lemke(M, q, max_pivots):
         if v >= m and v < 2 * m:
             z[v - m] = max(T[i, rhs], 0.0) * scale
             basic_z[v - m] = True
-    if status == 0:
-        z = _refine(M, q, z, basic_z)
+    z = _refine(M, q, z, basic_z)
+    if status != 0:
+        # degenerate end game: z0 may sit at ~0 with no usable pivot left (ray by round-off);
+        # the current basis is then already a solution. Accept it only if it verifies.
+        ok = True
+        for i in range(m):
+            w = q[i]
+            for j in range(m):
+                w += M[i, j] * z[j]
+            if not abs(min(z[i] * sM, w)) <= _ACCEPT * sq:
+                ok = False
+                break
+        if ok:
+            status = 0
     return z, status, pivots
