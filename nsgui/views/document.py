@@ -31,6 +31,7 @@ class SceneDocument(QObject):
     changed = Signal()
     modifiedChanged = Signal(bool)
     pathChanged = Signal(str)
+    sceneReplaced = Signal()  # set_scene/load/new: a different scene, not an edit of this one
 
     def __init__(self, scene=None, path: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -85,6 +86,7 @@ class SceneDocument(QObject):
         self._set_path(path)
         self.notify_changed()
         self.modifiedChanged.emit(False)
+        self.sceneReplaced.emit()
 
     def new(self) -> None:
         self.set_scene(empty_scene(), None)
