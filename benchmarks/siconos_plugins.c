@@ -70,6 +70,7 @@ void box_h1(unsigned int nq, const double *q, unsigned int ny, double *y, unsign
 void box_G1(unsigned int nq, const double *q, unsigned int ny, double *G, unsigned int nz, double *z) { box_G(BOX_HW, -BOX_HH, q, G); }
 
 /* ---------- double pendulum with a wall x = WALL_X ----------
+ * Point masses (plus optional rotational inertias PEND_I1, PEND_I2 of the bodies).
  * Absolute angles phi from the downward vertical; q = phi (PEND_RELATIVE 0) or
  * q = (phi1, phi2 - phi1) (PEND_RELATIVE 1, the revolute-chain coordinates), phi = A q. */
 #ifndef PEND_M1
@@ -90,8 +91,18 @@ void box_G1(unsigned int nq, const double *q, unsigned int ny, double *G, unsign
 #ifndef PEND_RELATIVE
 #define PEND_RELATIVE 0
 #endif
-#ifndef WALL_X
-#define WALL_X 0.0
+#ifndef PEND_I1
+#define PEND_I1 0.0
+#endif
+#ifndef PEND_I2
+#define PEND_I2 0.0
+#endif
+/* wall line x = WALL_X, shifted by the radius of the shape in contact (one per mass) */
+#ifndef WALL_X1
+#define WALL_X1 0.0
+#endif
+#ifndef WALL_X2
+#define WALL_X2 0.0
 #endif
 
 static void to_abs(const double *q, double *phi)
@@ -121,8 +132,8 @@ void pend_mass(unsigned int n, const double *q, double *M, unsigned int nz, doub
   double p[2], X[4];
   to_abs(q, p);
   double c = PEND_M2 * PEND_L1 * PEND_L2 * cos(p[0] - p[1]);
-  X[0] = (PEND_M1 + PEND_M2) * PEND_L1 * PEND_L1; X[1] = c;
-  X[2] = c; X[3] = PEND_M2 * PEND_L2 * PEND_L2;
+  X[0] = (PEND_M1 + PEND_M2) * PEND_L1 * PEND_L1 + PEND_I1; X[1] = c;
+  X[2] = c; X[3] = PEND_M2 * PEND_L2 * PEND_L2 + PEND_I2;
   congruence(X, M);
 }
 void pend_FGyr(unsigned int n, const double *q, const double *v, double *F, unsigned int nz, double *z)
@@ -173,11 +184,11 @@ void pend_jacFIntv(double t, unsigned int n, const double *q, const double *v, d
 {
   J[0] = J[1] = J[2] = J[3] = 0.0;
 }
-/* wall contacts: gap of mass 1 and of mass 2 = x - WALL_X; G = d gap / dq (1 x 2) */
+/* wall contacts: gap of mass k = x_k - WALL_Xk; G = d gap / dq (1 x 2) */
 void pend_h0(unsigned int nq, const double *q, unsigned int ny, double *y, unsigned int nz, double *z)
 {
   double p[2]; to_abs(q, p);
-  y[0] = PEND_L1 * sin(p[0]) - WALL_X;
+  y[0] = PEND_L1 * sin(p[0]) - WALL_X1;
 }
 void pend_G0(unsigned int nq, const double *q, unsigned int ny, double *G, unsigned int nz, double *z)
 {
@@ -188,7 +199,7 @@ void pend_G0(unsigned int nq, const double *q, unsigned int ny, double *G, unsig
 void pend_h1(unsigned int nq, const double *q, unsigned int ny, double *y, unsigned int nz, double *z)
 {
   double p[2]; to_abs(q, p);
-  y[0] = PEND_L1 * sin(p[0]) + PEND_L2 * sin(p[1]) - WALL_X;
+  y[0] = PEND_L1 * sin(p[0]) + PEND_L2 * sin(p[1]) - WALL_X2;
 }
 void pend_G1(unsigned int nq, const double *q, unsigned int ny, double *G, unsigned int nz, double *z)
 {

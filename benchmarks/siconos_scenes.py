@@ -40,8 +40,9 @@ DEFAULTS = {
     "sliding_box": dict(m=1.0, inertia=(0.4 ** 2 + 0.2 ** 2) / 12.0, width=0.4, height=0.2,
                         q0=[0.0, 0.1, 0.0], v0=[2.0, 0.0, 0.0], g=9.81, e=0.0, mu=0.3,
                         ground_y=0.0, h=1e-3, T=1.5, theta=0.5, tolerance=1e-10, max_iterations=1000),
-    "double_pendulum": dict(m1=1.0, m2=1.0, l1=1.0, l2=1.0, g=10.0, q0=[0.1, 0.2], v0=[0.0, 0.0],
-                            relative=False, wall_x=0.0, e1=1.0, e2=0.0, h=5e-4, T=5.0, theta=0.5),
+    "double_pendulum": dict(m1=1.0, m2=1.0, l1=1.0, l2=1.0, i1=0.0, i2=0.0, g=10.0, q0=[0.1, 0.2],
+                            v0=[0.0, 0.0], relative=False, wall_x1=0.0, wall_x2=0.0, e1=1.0, e2=0.0,
+                            h=5e-4, T=5.0, theta=0.5),
     "bead_column_10": dict(n=10, m=1.0, radius=0.1, y0=0.3, spacing=0.201, g=9.81, e=0.5,
                            ground_y=0.0, h=1e-3, T=2.0, theta=0.5),
     "bead_column_50": dict(n=50, m=1.0, radius=0.1, y0=0.3, spacing=0.201, g=9.81, e=0.5,
@@ -82,7 +83,11 @@ def _simulation(sk, nsds, p, friction=False):
     osi = sk.MoreauJeanOSI(p["theta"])
     td = sk.TimeDiscretisation(0.0, p["h"])
     if friction:
-        osnspb = sk.FrictionContact(2)  # default solver: 2-D NSGS
+        import siconos.numerics as sn
+        solver = p.get("fc_solver", "nsgs")  # 2-D NSGS is Siconos's default; lemke / enum for checks
+        ids = {"nsgs": sn.SICONOS_FRICTION_2D_NSGS, "lemke": sn.SICONOS_FRICTION_2D_LEMKE,
+               "enum": sn.SICONOS_FRICTION_2D_ENUM}
+        osnspb = sk.FrictionContact(2, ids[solver])
         opts = osnspb.numericsSolverOptions()
         opts.dparam[0] = p["tolerance"]       # SICONOS_DPARAM_TOL
         opts.iparam[0] = p["max_iterations"]  # SICONOS_IPARAM_MAX_ITER
@@ -150,7 +155,8 @@ def build_sliding_box(sk, p):
 
 def build_double_pendulum(sk, p):
     lib = compile_plugins(dict(PEND_M1=p["m1"], PEND_M2=p["m2"], PEND_L1=p["l1"], PEND_L2=p["l2"],
-                               PEND_G=p["g"], PEND_RELATIVE=bool(p["relative"]), WALL_X=p["wall_x"]))
+                               PEND_I1=p["i1"], PEND_I2=p["i2"], PEND_G=p["g"],
+                               PEND_RELATIVE=bool(p["relative"]), WALL_X1=p["wall_x1"], WALL_X2=p["wall_x2"]))
     q0 = np.array(p["q0"], dtype=float)
     v0 = np.array(p["v0"], dtype=float)
     ds = sk.LagrangianDS(q0, v0, lib + ":pend_mass")
@@ -175,12 +181,17 @@ def build_double_pendulum(sk, p):
 
 
 def build_bead_column(sk, p):
+    """1-dof beads (coordinate = height of the centre). Contacts: `pairs` [[lower, upper], ...] with
+    lower = -1 for the ground; default: the ground under bead 0 and each bead on the one below."""
     n, r = int(p["n"]), p["radius"]
+    y_init = p.get("y_init") or [p["y0"] + p["spacing"] * i for i in range(n)]
+    v_init = p.get("v_init") or [0.0] * n
+    pairs = p.get("pairs") or [[-1, 0]] + [[i, i + 1] for i in range(n - 1)]
     nsds = sk.NonSmoothDynamicalSystem(0.0, p["T"])
     dss, keep = [], []
     for i in range(n):
-        q0 = np.array([p["y0"] + p["spacing"] * i])
-        v0 = np.zeros(1)
+        q0 = np.array([float(y_init[i])])
+        v0 = np.array([float(v_init[i])])
         mass = np.array([[p["m"]]])
         fext = np.array([-p["m"] * p["g"]])
         ds = sk.LagrangianLinearTIDS(q0, v0, mass)
@@ -188,18 +199,18 @@ def build_bead_column(sk, p):
         nsds.insertDynamicalSystem(ds)
         dss.append(ds)
         keep += [q0, v0, mass, fext]
-    # ground under bead 0, then bead i+1 above bead i
-    C0, e0 = np.array([[1.0]]), np.array([-r - p["ground_y"]])
-    rel = sk.LagrangianLinearTIR(C0, e0)
-    inter = sk.Interaction(sk.NewtonImpactNSL(p["e"]), rel)
-    nsds.link(inter, dss[0])
-    keep += [C0, e0, rel, inter]
-    for i in range(n - 1):
-        C, e = np.array([[-1.0, 1.0]]), np.array([-2.0 * r])
-        rel = sk.LagrangianLinearTIR(C, e)
+    for lower, upper in pairs:
+        if lower < 0:  # ground: y_upper - r - ground_y >= 0
+            C, off = np.array([[1.0]]), np.array([-r - p["ground_y"]])
+        else:          # y_upper - y_lower - 2r >= 0
+            C, off = np.array([[-1.0, 1.0]]), np.array([-2.0 * r])
+        rel = sk.LagrangianLinearTIR(C, off)
         inter = sk.Interaction(sk.NewtonImpactNSL(p["e"]), rel)
-        nsds.link(inter, dss[i], dss[i + 1])
-        keep += [C, e, rel, inter]
+        if lower < 0:
+            nsds.link(inter, dss[upper])
+        else:
+            nsds.link(inter, dss[lower], dss[upper])
+        keep += [C, off, rel, inter]
     sim, objs = _simulation(sk, nsds, p)
     return Built(sk, sim, dss, keep + [nsds] + objs)
 
