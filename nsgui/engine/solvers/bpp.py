@@ -64,10 +64,12 @@ def _scan(M):
 
 
 @numba.njit(cache=True)
-def _solve_sub(M, q, F, lo, sym, z):
-    """z_F = -M_FF^-1 q_F, z = 0 elsewhere. Returns False if the subproblem is unusable."""
+def _solve_sub(M, q, F, lo, sym, z, pos, idx, b, dropped):
+    """z_F = -M_FF^-1 q_F, z = 0 elsewhere. Returns False if the subproblem is unusable.
+
+    pos (m + 1), idx, b, dropped (m) are workspaces; pos[j] = number of F indices < j.
+    """
     m = q.shape[0]
-    pos = np.empty(m + 1, dtype=np.int64)  # pos[j] = number of F indices < j
     n = 0
     for j in range(m):
         pos[j] = n
@@ -78,13 +80,11 @@ def _solve_sub(M, q, F, lo, sym, z):
         z[j] = 0.0
     if n == 0:
         return True
-    idx = np.empty(n, dtype=np.int64)
     k = 0
     for j in range(m):
         if F[j]:
             idx[k] = j
             k += 1
-    b = np.empty(n)
     for a in range(n):
         b[a] = -q[idx[a]]
     if sym:
@@ -102,15 +102,14 @@ def _solve_sub(M, q, F, lo, sym, z):
                 c0 = 0
             for c in range(c0, a + 1):
                 L[a, bw - (a - c)] = M[i, idx[c]]
-        dropped = np.empty(n, dtype=np.bool_)
-        if not band_cholesky_solve_inplace(L, bw, b, dropped):
+        if not band_cholesky_solve_inplace(L, bw, b[:n], dropped[:n]):
             return False
     else:
         A = np.empty((n, n))
         for a in range(n):
             for c in range(n):
                 A[a, c] = M[idx[a], idx[c]]
-        if not lu_solve_inplace(A, b):
+        if not lu_solve_inplace(A, b[:n]):
             return False
     for a in range(n):
         z[idx[a]] = b[a]
@@ -156,12 +155,16 @@ def bpp_lcp(M, q, active0, max_iter):
     for i in range(m):
         F[i] = active0[i]
     w = np.empty(m)
+    pos = np.empty(m + 1, dtype=np.int64)
+    idx = np.empty(m, dtype=np.int64)
+    rhs = np.empty(m)
+    dropped = np.empty(m, dtype=np.bool_)
     best = m + 1
     backup = _BACKUP
     it = 0
     while it < max_iter:
         it += 1
-        if not _solve_sub(M, q, F, lo, sym, z):
+        if not _solve_sub(M, q, F, lo, sym, z, pos, idx, rhs, dropped):
             return z, 3, it
         _w_banded(M, q, z, lo, hi, w)
         ninf = 0

@@ -18,7 +18,7 @@ _ACCEPT = 1e-10  # scaled natural-map residual accepted as a solution after a fa
 
 
 @numba.njit(cache=True)
-def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var):
+def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var, cand):
     """Row chosen by the lexicographic ratio test for entering column `col`, -1 if a ray."""
     cmax = 0.0
     for i in range(m):
@@ -35,7 +35,6 @@ def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var):
                 theta = rt
     if theta == np.inf:
         return -1
-    cand = np.empty(m, dtype=np.int64)
     nc = 0
     tie = _TIE_TOL * (1.0 + abs(theta))
     for i in range(m):
@@ -158,6 +157,7 @@ def lemke(M, q, max_pivots):
         T[i, z0_var] = -1.0
         T[i, rhs] = q[i] / sq
     basis = np.arange(m)
+    cand = np.empty(m, dtype=np.int64)  # workspace of the ratio test
     # first pivot: z0 enters, the most negative q leaves (ties: largest index = lex rule)
     qs = qmin / sq
     r = 0
@@ -175,7 +175,7 @@ def lemke(M, q, max_pivots):
             enter = leaving + m
         else:
             enter = leaving - m
-        r = _lex_leaving_row(T, m, enter, rhs, basis, z0_var)
+        r = _lex_leaving_row(T, m, enter, rhs, basis, z0_var, cand)
         if r < 0:
             status = 1
             break
