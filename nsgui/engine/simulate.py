@@ -53,6 +53,7 @@ def simulate(scene_or_model, dt=None, duration=None, theta=None, projection=None
         model = compile_scene(configured_scene(scene_or_model, dt, duration, theta, projection, solver))
         T = model.scene.settings.duration
     sim = Simulator(model)
+    sim.run(0)  # loads the compiled kernel (from numba's cache) outside the timed loop
     nsteps = int(round(T / model.dt))
     rows = [sim.signal_vector()[None, :]]
     failure = None

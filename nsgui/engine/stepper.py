@@ -17,7 +17,7 @@ from .dynamics import body_kinematics, com_terms, element_forces, point_jacobian
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
 
 # settings (float): index names
-FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK = range(8)
+FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK, FS_ACTIVATION, FS_REST_V = range(10)
 # settings (int)
 IS_SOLVER, IS_MAXIT, IS_PROJECTION, IS_CONST_M, IS_CONST_F = range(5)
 SOLVER_AUTO, SOLVER_LEMKE, SOLVER_NSGS = 0, 1, 2
@@ -337,7 +337,10 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
         m = 0
         anyfric = False
         for c in range(nc):
-            if gap[c] + gamma * h * U[c] <= 0.0:
+            # standard rule y + γ h y' <= 0; with projection a closed contact (gap ~ 0 after the
+            # projection) stays in the problem while separating, so its neighbours cannot push it through
+            uact = U[c] if projection == 0 or U[c] < 0.0 else 0.0
+            if gap[c] + gamma * h * uact <= fs[FS_ACTIVATION]:
                 act[m] = c
                 _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT)
                 HN[m, :] = rowN
@@ -363,7 +366,9 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                 c = act[r]
                 rn = 2 * r if anyfric else r
                 H[rn, :] = HN[r, :]
-                qd[rn] = HN[r, :] @ vfree + cf[c, CF_E] * U[c]
+                # Newton's law; approaches slower than FS_REST_V (0 in the standard scheme) are plastic
+                e = cf[c, CF_E] if U[c] < -fs[FS_REST_V] else 0.0
+                qd[rn] = HN[r, :] @ vfree + e * U[c]
                 r0[rn] = lamN[c]
                 active0[rn] = lamN[c] > 0.0
                 if anyfric:
