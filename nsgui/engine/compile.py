@@ -215,6 +215,21 @@ class Model:
         self.ci = np.array([c.ints for c in cands], np.int64).reshape(len(cands), 6)
         self.cf = np.array([c.floats for c in cands], float).reshape(len(cands), 10)
         self.verts = np.array(verts, float).reshape(len(verts), 2)
+        # the generalized coordinates each candidate's Jacobian rows can touch (sparse rows)
+        cols = []
+        for c in cands:
+            if c.ints[1] == cg.LIMIT:
+                cols.append([c.ints[3]])
+            else:
+                a, b = c.ints[0], c.ints[2]
+                pa = list(self.path[a, :self.plen[a]])
+                pb = list(self.path[b, :self.plen[b]]) if b >= 0 else []
+                cols.append(sorted(set(pa) | set(pb)))
+        width = max([len(x) for x in cols] + [1])
+        self.ccols = np.zeros((len(cands), width), np.int64)
+        self.ccn = np.array([len(x) for x in cols], np.int64)
+        for i, x in enumerate(cols):
+            self.ccols[i, :len(x)] = x
 
     def _build_forces(self, scene):
         springs, sfl, jsi, jsf, fi, ff = [], [], [], [], [], []

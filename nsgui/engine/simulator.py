@@ -142,7 +142,8 @@ class Simulator:
         prev_status = self._status.copy()
         code, done, cand = st.run_steps(nsteps, rows, self._q, self._v, self._t, self._energy, self._lamN,
                                         self._lamT, self._status, self._u, self._next, self._stats,
-                                        *m.kernel_args(), m.fs, m.isets, m.M_const, m.Minv_const)
+                                        *m.kernel_args(), m.fs, m.isets, m.M_const, m.Minv_const,
+                                        m.ccols, m.ccn)
         self.step_count += done
         if record and done:
             self._row[:] = rows[done - 1]

@@ -160,33 +160,82 @@ def _actuator_forces(t, q, v, grav, ai, af, u_held, next_sample, Qact):
 
 
 @njit(cache=True)
-def _delassus_sparse(H, Minv):
-    """X = Minv H^T and W = H X using the sparsity of the contact rows (chains: O(m^2), not O(m n^2))."""
-    k, n = H.shape
-    X = np.zeros((n, k))
-    nnz = np.zeros(k, np.int64)
-    idx = np.zeros((k, n), np.int64)
+def _sdot(cols, vals, nnz, x):
+    acc = 0.0
+    for kk in range(nnz):
+        acc += vals[kk] * x[cols[kk]]
+    return acc
+
+
+@njit(cache=True)
+def _densify(rcols, rvals, rnnz, n):
+    k = rnnz.shape[0]
+    H = np.zeros((k, n))
     for r in range(k):
-        c = 0
-        for j in range(n):
-            if H[r, j] != 0.0:
-                idx[r, c] = j
-                c += 1
-        nnz[r] = c
-        for kk in range(c):
-            j = idx[r, kk]
-            hj = H[r, j]
+        for kk in range(rnnz[r]):
+            H[r, rcols[r, kk]] += rvals[r, kk]
+    return H
+
+
+@njit(cache=True)
+def _delassus_sparse(rcols, rvals, rnnz, Minv):
+    """X = Minv Hᵀ and W = H X for sparse rows H (chains: O(m²) work, not O(m n²))."""
+    k = rnnz.shape[0]
+    n = Minv.shape[0]
+    X = np.zeros((n, k))
+    for r in range(k):
+        for kk in range(rnnz[r]):
+            j = rcols[r, kk]
+            hj = rvals[r, kk]
             for i in range(n):
                 X[i, r] += Minv[i, j] * hj
     W = np.zeros((k, k))
     for r in range(k):
         for s in range(k):
             acc = 0.0
-            for kk in range(nnz[r]):
-                j = idx[r, kk]
-                acc += H[r, j] * X[j, s]
+            for kk in range(rnnz[r]):
+                acc += rvals[r, kk] * X[rcols[r, kk], s]
             W[r, s] = acc
     return X, W
+
+
+@njit(cache=True)
+def _worst(act, m, fric, W, qd, lam):
+    """The active contact whose complementarity is worst violated (to name it in the error)."""
+    u = W @ lam + qd
+    worst, wv = act[0], -1.0
+    for r in range(m):
+        rn = 2 * r if fric else r
+        viol = abs(min(u[rn], lam[rn]))
+        if not np.isfinite(viol):
+            return act[r]
+        if viol > wv:
+            worst, wv = act[r], viol
+    return worst
+
+
+@njit(cache=True)
+def _contact_rows_sparse(c, ci, nrm, pa, pb, ccols, ccn, pos, Jp, Ja, outN, outT):
+    """Normal and tangent Jacobian rows of candidate c on its columns ccols[c, :ccn[c]]."""
+    if ci[c, CI_BTYPE] == LIMIT:
+        outN[0] = ci[c, CI_VCOUNT]
+        outT[0] = 0.0
+        return
+    nx, ny = nrm[c, 0], nrm[c, 1]
+    a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+    rax, ray = pa[c, 0] - pos[a, 0], pa[c, 1] - pos[a, 1]
+    rbx = rby = 0.0
+    if b >= 0:
+        rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
+    for kk in range(ccn[c]):
+        j = ccols[c, kk]
+        jx = Jp[a, 0, j] - ray * Ja[a, j]
+        jy = Jp[a, 1, j] + rax * Ja[a, j]
+        if b >= 0:
+            jx -= Jp[b, 0, j] - rby * Ja[b, j]
+            jy -= Jp[b, 1, j] + rbx * Ja[b, j]
+        outN[kk] = nx * jx + ny * jy
+        outT[kk] = ny * jx - nx * jy
 
 
 @njit(cache=True)
@@ -276,7 +325,7 @@ def _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u):
 @njit(cache=True)
 def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_sample, stats,
               bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, ai, af,
-              fs, isets, M_const, Minv_const):
+              fs, isets, M_const, Minv_const, ccols, ccn):
     """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
 
     Returns (code, steps_done, failing candidate or -1). State arrays are updated in place; on failure
@@ -310,12 +359,11 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
     pa = np.zeros((nc, 2))
     pb = np.zeros((nc, 2))
     U = np.zeros(nc)
-    HN = np.zeros((nc, n))
-    HT = np.zeros((nc, n))
+    maxc = max(ccols.shape[1], 1)
+    HNv = np.zeros((nc, maxc))
+    HTv = np.zeros((nc, maxc))
     act = np.zeros(nc, np.int64)
     fric_c = np.zeros(nc, np.bool_)
-    rowN = np.zeros(n)
-    rowT = np.zeros(n)
     q_new = np.zeros(n)
 
     Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, gx, gy,
@@ -333,7 +381,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             _force_jacobians(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C)
             What = M - h * theta * C - h * h * theta * theta * K
             vfree = v + np.linalg.solve(What, h * (F + Qact + h * theta * (K @ v)))
-        # --- activation and the step problem
+        # --- activation and the step problem (contact rows kept sparse: chains stay O(m^2))
         m = 0
         anyfric = False
         for c in range(nc):
@@ -342,12 +390,10 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             uact = U[c] if projection == 0 or U[c] < 0.0 else 0.0
             if gap[c] + gamma * h * uact <= fs[FS_ACTIVATION]:
                 act[m] = c
-                _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT)
-                HN[m, :] = rowN
-                HT[m, :] = rowT
+                _contact_rows_sparse(c, ci, nrm, pa, pb, ccols, ccn, pos, Jp, Ja, HNv[m], HTv[m])
                 tt = 0.0
-                for j in range(n):
-                    tt += rowT[j] * rowT[j]
+                for kk in range(ccn[c]):
+                    tt += HTv[m, kk] * HTv[m, kk]
                 fric_c[m] = cf[c, CF_MU] > 0.0 and tt > 1e-20
                 if fric_c[m]:
                     anyfric = True
@@ -357,7 +403,9 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
         v_new = vfree.copy()
         if m > 0:
             k = 2 * m if anyfric else m
-            H = np.zeros((k, n))
+            rcols = np.zeros((k, maxc), np.int64)
+            rvals = np.zeros((k, maxc))
+            rnnz = np.zeros(k, np.int64)
             qd = np.zeros(k)
             mu = np.zeros(m)
             r0 = np.zeros(k)
@@ -365,21 +413,26 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             for r in range(m):
                 c = act[r]
                 rn = 2 * r if anyfric else r
-                H[rn, :] = HN[r, :]
+                nn = ccn[c]
+                rnnz[rn] = nn
+                rcols[rn, :nn] = ccols[c, :nn]
+                rvals[rn, :nn] = HNv[r, :nn]
                 # Newton's law; approaches slower than FS_REST_V (0 in the standard scheme) are plastic
                 e = cf[c, CF_E] if U[c] < -fs[FS_REST_V] else 0.0
-                qd[rn] = HN[r, :] @ vfree + e * U[c]
+                qd[rn] = _sdot(ccols[c], HNv[r], nn, vfree) + e * U[c]
                 r0[rn] = lamN[c]
                 active0[rn] = lamN[c] > 0.0
-                if anyfric:
-                    if fric_c[r]:
-                        H[rn + 1, :] = HT[r, :]
-                        qd[rn + 1] = HT[r, :] @ vfree
-                        mu[r] = cf[c, CF_MU]
-                        r0[rn + 1] = lamT[c]
+                if anyfric and fric_c[r]:
+                    rnnz[rn + 1] = nn
+                    rcols[rn + 1, :nn] = ccols[c, :nn]
+                    rvals[rn + 1, :nn] = HTv[r, :nn]
+                    qd[rn + 1] = _sdot(ccols[c], HTv[r], nn, vfree)
+                    mu[r] = cf[c, CF_MU]
+                    r0[rn + 1] = lamT[c]
             if const_F:
-                X, Wd = _delassus_sparse(H, Minv_const)
+                X, Wd = _delassus_sparse(rcols, rvals, rnnz, Minv_const)
             else:
+                H = _densify(rcols, rvals, rnnz, n)
                 X = np.linalg.solve(What, H.T)
                 Wd = H @ X
             lam, st, it, err = _solve_problem(m, anyfric, Wd, qd, mu, r0, active0, solver,
@@ -395,12 +448,16 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                 if solver == SOLVER_NSGS or (anyfric and solver == SOLVER_AUTO):
                     stats[ST_WARNINGS] += 1
                     if err > 1e-4 or bad:
-                        return SOLVER_FAILED, step, act[0]
+                        return SOLVER_FAILED, step, _worst(act, m, anyfric, Wd, qd, lam)
                 else:
-                    return SOLVER_FAILED, step, act[0]
+                    return SOLVER_FAILED, step, _worst(act, m, anyfric, Wd, qd, lam)
             if bad:
                 return SOLVER_FAILED, step, act[0]
-            v_new = vfree + X @ lam
+            for r in range(k):
+                lr = lam[r]
+                if lr != 0.0:
+                    for i in range(n):
+                        v_new[i] += X[i, r] * lr
             for r in range(m):
                 c = act[r]
                 rn = 2 * r if anyfric else r
@@ -413,8 +470,8 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             q_new[j] = q[j] + h * vth[j]
         for r in range(m):
             c = act[r]
-            acc_e[ACC_IMPACT] -= newlamN[c] * (HN[r, :] @ vth)
-            acc_e[ACC_FRICTION] -= newlamT[c] * (HT[r, :] @ vth)
+            acc_e[ACC_IMPACT] -= newlamN[c] * _sdot(ccols[c], HNv[r], ccn[c], vth)
+            acc_e[ACC_FRICTION] -= newlamT[c] * _sdot(ccols[c], HTv[r], ccn[c], vth)
         for i in range(ai.shape[0]):
             acc_e[ACC_ACTUATORS] += h * u_held[i] * vth[ai[i, 0]]
         ok = True
@@ -432,7 +489,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                 if U[c] < -fs[FS_IMPACT]:
                     status[c] = IMPACT
                     stats[ST_IMPACTS] += 1
-                elif abs(HT[r, :] @ v_new) > fs[FS_STICK]:
+                elif abs(_sdot(ccols[c], HTv[r], ccn[c], v_new)) > fs[FS_STICK]:
                     status[c] = SLIP
                 else:
                     status[c] = STICK
@@ -459,18 +516,23 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                     if gap[c] < -gmin + 1e-12:
                         act[mp] = c
                         mp += 1
-                Hp = np.zeros((mp, n))
+                pcols = np.zeros((mp, maxc), np.int64)
+                pvals = np.zeros((mp, maxc))
+                pnnz = np.zeros(mp, np.int64)
                 qp = np.zeros(mp)
                 a0 = np.zeros(mp, np.bool_)
                 for r in range(mp):
                     c = act[r]
-                    _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT)
-                    Hp[r, :] = rowN
+                    _contact_rows_sparse(c, ci, nrm, pa, pb, ccols, ccn, pos, Jp, Ja, HNv[r], HTv[r])
+                    pnnz[r] = ccn[c]
+                    pcols[r, :ccn[c]] = ccols[c, :ccn[c]]
+                    pvals[r, :ccn[c]] = HNv[r, :ccn[c]]
                     qp[r] = gap[c]
                     a0[r] = gap[c] < 0.0
                 if const_M:
-                    Xp, Wp = _delassus_sparse(Hp, Minv_const)
+                    Xp, Wp = _delassus_sparse(pcols, pvals, pnnz, Minv_const)
                 else:
+                    Hp = _densify(pcols, pvals, pnnz, n)
                     Xp = np.linalg.solve(M, Hp.T)
                     Wp = Hp @ Xp
                 for r in range(mp):
