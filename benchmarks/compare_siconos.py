@@ -15,12 +15,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # benchmarks/ and the repo root (nsgui)
 from scene_params import EXAMPLES, load_example, siconos_params  # noqa: E402
+
+# numba's '@ is faster on contiguous arrays' notes from the engine are not benchmark output
+warnings.filterwarnings("ignore", message=".*faster on contiguous arrays.*")
 
 SICONOS_PY = "/usr/bin/python3"
 DEFAULT_EXAMPLES = ["bouncing_ball", "falling_rod", "double_pendulum"]

@@ -16,10 +16,14 @@ import platform
 import subprocess
 import sys
 import tempfile
+import warnings
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # benchmarks/ and the repo root (nsgui)
+
+# numba's '@ is faster on contiguous arrays' notes from the engine are not benchmark output
+warnings.filterwarnings("ignore", message=".*faster on contiguous arrays.*")
 
 SICONOS_PY = "/usr/bin/python3"
 RESULTS = os.path.join(HERE, "results.md")
@@ -44,25 +48,27 @@ def siconos_available():
     return out.returncode == 0, out.stderr.strip().splitlines()[-1] if out.returncode else ""
 
 
-def time_nsgui(scene, nsteps, repeat):
-    """Best wall time of Simulator.run(nsteps) over `repeat` fresh simulators (numba already warm)."""
+def time_nsgui(scene, nsteps, repeat, min_time=0.0):
+    """Best wall time of Simulator.run(nsteps) over at least `repeat` fresh simulators (numba already
+    warm), repeated (up to 50 runs) until `min_time` seconds of loop time are spent."""
     from nsgui.engine import Simulator, SimulationError, compile_scene
     model = compile_scene(scene)
     Simulator(model).run(min(10, nsteps))  # warm-up: numba compilation / cache load
-    best = float("inf")
-    for _ in range(repeat):
+    times = []
+    while len(times) < repeat or (sum(times) < min_time and len(times) < 50):
         sim = Simulator(model)
         t0 = time.perf_counter()
         try:
             sim.run(nsteps)
         except SimulationError as exc:
             return dict(error=f"failed at step {sim.step_count}: {exc}")
-        best = min(best, time.perf_counter() - t0)
-    return dict(steps=nsteps, best_s=best, steps_per_s=nsteps / best)
+        times.append(time.perf_counter() - t0)
+    return dict(steps=nsteps, best_s=min(times), steps_per_s=nsteps / min(times), repeat=len(times))
 
 
-def time_siconos(key, params, repeat):
+def time_siconos(key, params, repeat, min_time=0.0):
     cmd = [SICONOS_PY, os.path.join(HERE, "siconos_scenes.py"), "--json", "--repeat", str(repeat),
+           "--min-time", str(min_time),
            "--params", json.dumps({key: params}), key]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
@@ -117,6 +123,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="1 repeat, at most %d steps per example" % QUICK_MAX_STEPS)
     ap.add_argument("--only", action="append", default=[], metavar="NAME", help="example(s) to run (repeatable, or comma-separated)")
     ap.add_argument("--repeat", type=int, default=None, help="timed runs per engine and example (default 5 nsgui, 3 Siconos)")
+    ap.add_argument("--min-time", type=float, default=1.0,
+                    help="per engine and example, repeat (up to 50 runs) until this much loop time is spent (default 1 s)")
     ap.add_argument("--no-siconos", action="store_true", help="skip the Siconos side")
     ap.add_argument("--output", default=RESULTS, help="Markdown file written with the table (default benchmarks/results.md)")
     args = ap.parse_args(argv)
@@ -140,6 +148,7 @@ def main(argv=None):
         print(f"Siconos not available with {SICONOS_PY}: {why_si}", file=sys.stderr)
     rep_ns = args.repeat or (1 if args.quick else 5)
     rep_si = args.repeat or (1 if args.quick else 3)
+    min_time = 0.0 if args.quick else args.min_time
 
     rows = []
     for key in keys:
@@ -153,14 +162,14 @@ def main(argv=None):
                     n = QUICK_MAX_STEPS
                     scene.settings.duration = n * scene.settings.dt
                 params = siconos_params(key, scene)
-                row["nsgui"] = time_nsgui(scene, n, rep_ns)
+                row["nsgui"] = time_nsgui(scene, n, rep_ns, min_time)
             except Exception as exc:  # a broken example must not hide the others
                 row["nsgui"] = dict(error=f"{type(exc).__name__}: {exc}")
         elif args.quick:
             params = {"T": QUICK_MAX_STEPS * (0.005 if key == "bouncing_ball" else
                                               5e-4 if key == "double_pendulum" else 1e-3)}
         if ok_si:
-            row["siconos"] = time_siconos(key, params, rep_si)
+            row["siconos"] = time_siconos(key, params, rep_si, min_time)
         rows.append(row)
         print(f"{key}: nsgui {fmt(row['nsgui'].get('steps_per_s'))} steps/s, "
               f"Siconos {fmt(row['siconos'].get('steps_per_s'))} steps/s", file=sys.stderr, flush=True)
@@ -174,7 +183,8 @@ def main(argv=None):
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {m['nproc']} CPU(s), {m['cpu']}, "
         f"Python {m['python']}, 1-min load average at the end {m['load']:.2f}"
         + (" (--quick: 1 repeat, at most %d steps)" % QUICK_MAX_STEPS if args.quick else
-           f" (best of {rep_ns} nsgui / {rep_si} Siconos runs)") + ".",
+           f" (best of at least {rep_ns} nsgui / {rep_si} Siconos runs, repeated until {min_time:g} s"
+           " of loop time)") + ".",
         "Stepping loop only: nsgui `Simulator.run(n)` with projection off; Siconos "
         "`while s.hasNextEvent(): s.computeOneStep(); s.nextStep()`. See docs/benchmarks.md.",
         "",

@@ -232,10 +232,11 @@ def params_for(name, overrides=None):
     return p
 
 
-def time_scene(sk, name, p, repeat):
-    """Best and median wall time of the stepping loop over `repeat` fresh builds."""
-    times, steps, newton_max = [], 0, 0
-    for _ in range(repeat):
+def time_scene(sk, name, p, repeat, min_time=0.0):
+    """Best and median wall time of the stepping loop over at least `repeat` fresh builds, repeated
+    (up to 50 runs) until `min_time` seconds of loop time are spent (short scenes: less noise)."""
+    times, steps = [], 0
+    while len(times) < repeat or (sum(times) < min_time and len(times) < 50):
         b = BUILDERS[name](sk, p)
         s = b.sim
         t0 = time.perf_counter()
@@ -247,7 +248,7 @@ def time_scene(sk, name, p, repeat):
         times.append(time.perf_counter() - t0)
         steps = k
     return dict(scene=name, steps=steps, best_s=min(times), median_s=float(np.median(times)),
-                steps_per_s=steps / min(times), repeat=repeat)
+                steps_per_s=steps / min(times), repeat=len(times))
 
 
 def record_scene(sk, name, p):
@@ -271,6 +272,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("scenes", nargs="*", help="scene names (default: all): " + ", ".join(BUILDERS))
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per scene; the best is reported")
+    ap.add_argument("--min-time", type=float, default=0.0,
+                    help="keep repeating (up to 50 runs) until this much loop time is spent")
     ap.add_argument("--save", metavar="DIR", help="also record t, q, v per step to DIR/siconos_<scene>.npy")
     ap.add_argument("--params", default="{}", help="JSON {scene: {key: value}} overriding the defaults")
     ap.add_argument("--json", action="store_true", help="print one JSON object per scene instead of a table")
@@ -297,7 +300,7 @@ def main(argv=None):
         print("|---|---:|---:|---:|")
     for name in names:
         p = params_for(name, overrides)
-        res = time_scene(sk, name, p, max(1, args.repeat)) if args.repeat > 0 else dict(scene=name)
+        res = time_scene(sk, name, p, max(1, args.repeat), args.min_time) if args.repeat > 0 else dict(scene=name)
         if args.save:
             os.makedirs(args.save, exist_ok=True)
             traj, newton = record_scene(sk, name, p)
