@@ -6,6 +6,7 @@ import numpy as np
 
 from . import stepper as st
 from .compile import Model
+from .controllers import EXTERNAL, ExternalController, steps_until_next_sample
 
 STATUS_NAMES = {st.OPEN: "open", st.STICK: "stick", st.SLIP: "slip", st.IMPACT: "impact"}
 
@@ -56,6 +57,8 @@ class Simulator:
         self.model = model
         self.signal_names = list(model.signal_names)
         self._events = []
+        self._ai = model.ai.copy()  # actuator kinds: a Python controller switches its row to EXTERNAL
+        self._external = []
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -83,6 +86,8 @@ class Simulator:
         gap = self._row[self._gap_columns()] if nc else np.zeros(0)
         self._stats[st.ST_MINGAP] = min(0.0, gap.min()) if nc else 0.0
         self._events.clear()
+        for c in self._external:
+            c.next_sample = 0.0
 
     def _gap_columns(self):
         k = 1 + 2 * self.model.nq + st.N_ENERGY
@@ -125,6 +130,24 @@ class Simulator:
         st.initial_row(self._q, self._v, self.t, self._energy, self._lamN, self._lamT, self._status, self._u,
                        self._row, *m.kernel_args()[:14], m.fs)
 
+    # ------------------------------------------------------------------ controllers
+    def set_controller(self, actuator, law, period=None):
+        """Drive an actuator by a Python law(t, q, v, model) -> float, sampled every `period` seconds
+        (None: every step) and held in between."""
+        i = self.model.actuator_names.index(actuator)
+        self._external = [c for c in self._external if c.index != i]
+        self._external.append(ExternalController(i, law, period, self.t))
+        self._ai[i, 1] = EXTERNAL
+
+    def _sample_controllers(self):
+        t = self.t
+        for c in self._external:
+            if t >= c.next_sample - 1e-9 * self.model.dt:
+                u = float(c.law(t, self._q.copy(), self._v.copy(), self.model))
+                lim = self.model.af[c.index, 6]
+                self._u[c.index] = min(max(u, -lim), lim)
+                c.next_sample = t + (c.period if c.period else self.model.dt)
+
     # ------------------------------------------------------------------ stepping
     def step(self):
         """One time step; returns the new signal row."""
@@ -136,13 +159,34 @@ class Simulator:
         On a numerical failure raises SimulationError; the rows computed before it are in
         `err.rows` and the simulator holds the last good state.
         """
+        if not self._external:
+            return self._run(nsteps, record)
+        chunks, done = [], 0
+        while done < nsteps:
+            self._sample_controllers()
+            k = min(nsteps - done, steps_until_next_sample(self._external, self.t, self.model.dt))
+            try:
+                chunks.append(self._run(k, record))
+            except SimulationError as e:
+                e.rows = np.vstack(chunks + [e.rows]) if record else e.rows
+                raise
+            done += k
+        return np.vstack(chunks) if record else np.empty((0, len(self.signal_names)))
+
+    def _run(self, nsteps, record=True):
+        """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
+
+        On a numerical failure raises SimulationError; the rows computed before it are in
+        `err.rows` and the simulator holds the last good state.
+        """
         m = self.model
         nsteps = int(nsteps)
         rows = np.empty((nsteps if record else 0, len(self.signal_names)))
         prev_status = self._status.copy()
         code, done, cand = st.run_steps(nsteps, rows, self._q, self._v, self._t, self._energy, self._lamN,
                                         self._lamT, self._status, self._u, self._next, self._stats,
-                                        *m.kernel_args(), m.fs, m.isets, m.M_const, m.Minv_const,
+                                        *m.kernel_args()[:14], self._ai, m.af, m.fs, m.isets,
+                                        m.M_const, m.Minv_const,
                                         m.ccols, m.ccn)
         self.step_count += done
         if record and done:

@@ -138,6 +138,9 @@ def _actuator_forces(t, q, v, grav, ai, af, u_held, next_sample, Qact):
         j = ai[i, 0]
         kind = ai[i, 1]
         period = af[i, 7]
+        if kind == 3:  # set from Python between kernel calls (nsgui.engine.controllers)
+            Qact[j] += u_held[i]
+            continue
         if period <= 0.0 or t >= next_sample[i] - 1e-9 * period:
             if kind == 1:
                 u = af[i, 8]
