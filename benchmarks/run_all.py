@@ -68,7 +68,7 @@ def time_nsgui(scene, nsteps, repeat, min_time=0.0):
 
 def time_siconos(key, params, repeat, min_time=0.0):
     cmd = [SICONOS_PY, os.path.join(HERE, "siconos_scenes.py"), "--json", "--repeat", str(repeat),
-           "--min-time", str(min_time),
+           "--min-time", str(min_time), "--no-save",
            "--params", json.dumps({key: params}), key]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:

@@ -3,13 +3,14 @@
 
 Run with the *system* interpreter (Debian python3-siconos), never the project venv:
 
-    /usr/bin/python3 benchmarks/siconos_scenes.py [--json] [--repeat N] [--save DIR] [--params JSON] [SCENE ...]
+    /usr/bin/python3 benchmarks/siconos_scenes.py [--json] [--repeat N] [--save DIR | --no-save] [--params JSON] [SCENE ...]
 
 Each scene is a MoreauJeanOSI(theta) + TimeStepping simulation with an LCP (Lemke) or, for
 friction, FrictionContact(2) (NSGS). Only the stepping loop
 ``while s.hasNextEvent(): s.computeOneStep(); s.nextStep()`` is timed, on a freshly built
-simulation each repeat; the best repeat is reported. ``--save DIR`` runs once more while recording
-t, q, v per step and writes ``DIR/siconos_<scene>.npy`` (rows: t, q..., v...; row 0 = initial state).
+simulation each repeat; the best repeat is reported. Then one more run records t, q, v per step to
+``DIR/siconos_<scene>.npy`` (``--save DIR``, default /tmp/nsgui_siconos_traj; rows: t, q..., v...;
+row 0 = initial state; ``--no-save`` skips it).
 
 Parameters default to the values of the nsgui example scenes; ``--params`` overrides them
 (a JSON object ``{scene: {key: value}}``; benchmarks/scene_params.py derives it from the nsgui JSON).
@@ -29,6 +30,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_SOURCE = os.path.join(HERE, "siconos_plugins.c")
 PLUGIN_DIR = os.path.join("/tmp", "nsgui_siconos_plugins")
+DEFAULT_SAVE = os.path.join("/tmp", "nsgui_siconos_traj")
 
 # Defaults = the nsgui example scenes (see docs/benchmarks.md). Every value can be overridden.
 DEFAULTS = {
@@ -274,7 +276,9 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per scene; the best is reported")
     ap.add_argument("--min-time", type=float, default=0.0,
                     help="keep repeating (up to 50 runs) until this much loop time is spent")
-    ap.add_argument("--save", metavar="DIR", help="also record t, q, v per step to DIR/siconos_<scene>.npy")
+    ap.add_argument("--save", metavar="DIR", default=DEFAULT_SAVE,
+                    help="also record t, q, v per step to DIR/siconos_<scene>.npy (default %(default)s)")
+    ap.add_argument("--no-save", action="store_true", help="timing only, no recorded run")
     ap.add_argument("--params", default="{}", help="JSON {scene: {key: value}} overriding the defaults")
     ap.add_argument("--json", action="store_true", help="print one JSON object per scene instead of a table")
     args = ap.parse_args(argv)
@@ -301,7 +305,7 @@ def main(argv=None):
     for name in names:
         p = params_for(name, overrides)
         res = time_scene(sk, name, p, max(1, args.repeat), args.min_time) if args.repeat > 0 else dict(scene=name)
-        if args.save:
+        if args.save and not args.no_save:
             os.makedirs(args.save, exist_ok=True)
             traj, newton = record_scene(sk, name, p)
             path = os.path.join(args.save, "siconos_%s.npy" % name)
