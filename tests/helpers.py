@@ -1,0 +1,85 @@
+"""Shared helpers for the physics tests: example scenes, edited copies, signal matrices.
+
+Every oracle lives in the tests themselves (closed forms of time_stepping.md §8 / dynamics.md);
+these helpers only load scenes and reshape the recorded signals.
+"""
+
+import os
+
+import numpy as np
+
+from nsgui.engine import load_scene, scene_from_dict, scene_to_dict, simulate
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCENES = os.path.join(ROOT, "resources", "scenes")
+PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+
+
+def scene_path(name):
+    return os.path.join(SCENES, f"{name}.json")
+
+
+def example(name):
+    return load_scene(scene_path(name))
+
+
+def example_dict(name):
+    return scene_to_dict(example(name))
+
+
+def edited(name, **changes):
+    """The example with top-level keys replaced, e.g. edited("bouncing_ball", contacts=[...])."""
+    d = example_dict(name)
+    d.update(changes)
+    return scene_from_dict(d)
+
+
+def with_restitution(name, e, contacts=None):
+    """The example with the restitution of the named contacts (all when None) set to e."""
+    d = example_dict(name)
+    for c in d["contacts"]:
+        if contacts is None or c["name"] in contacts:
+            c["restitution"] = float(e)
+    return scene_from_dict(d)
+
+
+class Run:
+    """A simulate() result with the signals reshaped per step: Q, V (steps+1, nq), contact arrays (steps+1, nc)."""
+
+    def __init__(self, scene, **kw):
+        self.result = simulate(scene, **kw)
+        self.S = S = self.result.signals
+        self.model = m = self.result.model
+        self.h = m.dt
+        self.t = S["t"]
+        self.Q = np.column_stack([S[f"q.{c}"] for c in m.coord_names])
+        self.V = np.column_stack([S[f"v.{c}"] for c in m.coord_names])
+        names = m.contact_names
+        self.names = names
+        stack = (lambda k: np.column_stack([S[f"contact.{n}.{k}"] for n in names])) if names else \
+            (lambda k: np.zeros((len(self.t), 0)))
+        self.gap, self.pn, self.pt, self.status = (stack(k) for k in ("gap", "pn", "pt", "status"))
+        self.E = S["energy.total"]
+        assert self.result.summary["failure"] is None, self.result.summary["failure"]
+
+    def col(self, contact):
+        return self.names.index(contact)
+
+    def normal_velocity(self, k, at=None):
+        """U = H(q_at) v_k for every contact (H taken at row `at`, default k)."""
+        HN, _ = self.model.contact_jacobians(self.Q[k if at is None else at])
+        return HN @ self.V[k]
+
+    def impact_rows(self, contact=None):
+        st = self.status if contact is None else self.status[:, [self.col(contact)]]
+        return np.nonzero((st == 3).any(axis=1))[0]
+
+
+def rest_time(t, pn):
+    """Start of the final persistent contact: the first row from which pn > 0 on every later row."""
+    pos = pn > 0
+    assert pos[-1], "not at rest at the end of the run"
+    k = len(pos) - 1
+    while k > 0 and pos[k - 1]:
+        k -= 1
+    return t[k]

@@ -1,0 +1,146 @@
+"""Bouncing ball against the closed forms of time_stepping.md §8.1 (T8.1)–(T8.5) and the scheme of §3.
+
+Projection off + θ = ½ is the standard Moreau–Jean scheme: the ball is a linear relation with constant
+mass, so §3.3 gives exact per-step properties (restitution, resting percussion) besides the O(h) timing.
+"""
+
+import numpy as np
+import pytest
+
+from helpers import Run, example, rest_time, with_restitution
+
+G = 9.81
+M = 1.0           # ball mass (bouncing_ball.json)
+R_BALL = 0.1
+Y0 = 1.0          # initial centre height
+H0 = Y0 - R_BALL  # initial gap
+E_N = 0.9
+T1 = np.sqrt(2 * H0 / G)                  # (T8.1)
+T_STAR = T1 * (1 + E_N) / (1 - E_N)       # (T8.4), errata 000-4
+
+
+def impact_time(k, e=E_N):
+    """(T8.3): time of impact k >= 1."""
+    return T1 * (1 + 2 * e * (1 - e ** (k - 1)) / (1 - e))
+
+
+@pytest.mark.parametrize("h", [4e-3, 1e-3, 2.5e-4])
+def test_impact_times_follow_closed_form(h):
+    run = Run(example("bouncing_ball"), projection=False, dt=h, duration=4.0)
+    rows = run.impact_rows()
+    assert len(rows) >= 5
+    for k, row in enumerate(rows[:5], start=1):
+        err = run.t[row] - impact_time(k)
+        # registered at the end of the step that contains the contact (§3.3 item 3); each flight
+        # starts from the O(h)-late take-off of the previous one, so the lag grows by < 1.5 h per impact
+        assert -h <= err <= 1.5 * k * h, (k, err / h)
+    # the impact steps are one per bounce (no chattering): successive ones are whole flights apart
+    gaps = np.diff(run.t[rows[:5]])
+    flights = 2 * E_N ** np.arange(1, 5) * T1          # (T8.2)
+    assert np.all(np.abs(gaps - flights) <= 3 * h)
+
+
+def test_rest_time_converges_to_accumulation_time():
+    """Rest time -> t* as h -> 0 (§3.3 item 4): bounded by O(h/(1-e)), clearly decreasing overall."""
+    hs = np.array([4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4])
+    errs, counts = [], []
+    for h in hs:
+        run = Run(example("bouncing_ball"), projection=False, dt=h, duration=T_STAR + 0.4)
+        errs.append(abs(rest_time(run.t, run.pn[:, 0]) - T_STAR))
+        counts.append(len(run.impact_rows()))
+    errs = np.array(errs)
+    # the flights shorter than ~h that get merged sum to ~h/(1-e) (geometric tail): O(h) with that constant.
+    # NOT monotone step by step: which flight is the last resolved one depends on the phase of the
+    # grid (e.g. 0.055, 0.003, 0.011, 0.005, 0.005, 0.001 s here), so the test bounds and fits instead.
+    assert np.all(errs <= 3 * hs / (1 - E_N)), errs / hs
+    assert errs[3:].max() < errs[:3].max() / 2
+    slope = np.polyfit(np.log(hs), np.log(errs), 1)[0]
+    assert 0.5 < slope < 2.0, slope
+    # captured impacts grow by ~ ln10 / ln(1/e) per decade of h (§3.3 item 4)
+    per_decade = (counts[-1] - counts[0]) / np.log10(hs[0] / hs[-1])
+    assert 0.6 < per_decade / (np.log(10) / np.log(1 / E_N)) < 1.5, (counts, per_decade)
+
+
+@pytest.mark.parametrize("e", [0.9, 0.5, 0.0])
+def test_restitution_exact_at_every_impact_step(e):
+    """§3.3 item 1: linear relation, constant mass: U(end of impact step) = -e U(start) to round-off."""
+    scene = with_restitution("bouncing_ball", e)
+    t_star = T1 * (1 + e) / (1 - e)
+    run = Run(scene, projection=False, dt=1e-3, duration=min(t_star - 0.05, 6.0) if e > 0 else T1 + 0.1)
+    rows = run.impact_rows()
+    assert len(rows) >= (3 if e > 0 else 1)
+    vy = run.V[:, run.model.coord_names.index("ball.y")]
+    for k in rows:
+        assert vy[k - 1] < 0
+        assert abs(vy[k] + e * vy[k - 1]) <= 1e-12 * abs(vy[k - 1]), (run.t[k], vy[k - 1], vy[k])
+
+
+def test_resting_percussion_is_mgh():
+    """§3.3 item 2 / §8.1: at rest the percussion per step is m g h exactly and the ball stays still."""
+    h = 1e-3
+    run = Run(example("bouncing_ball"), projection=False, dt=h, duration=T_STAR + 0.5)
+    rest = run.t >= T_STAR + 0.1
+    np.testing.assert_allclose(run.pn[rest, 0], M * G * h, rtol=1e-12)
+    assert np.all(run.V[rest] == 0.0)
+    assert np.all(run.status[rest, 0] == 1)          # resting contact: stick, not impact
+    # ... and with the projection (the scenes' default) the same load, the ball on the surface
+    run = Run(example("bouncing_ball"), dt=h, duration=T_STAR + 0.5)
+    rest = run.t >= T_STAR + 0.1
+    np.testing.assert_allclose(run.pn[rest, 0], M * G * h, rtol=1e-9)
+    assert np.all(np.abs(run.gap[rest, 0]) < 1e-9)
+
+
+def test_elastic_ball_bounces_back_to_its_height():
+    """e = 1 (§8.1): energy kept to round-off at every step, apex = initial gap, period 2 t1."""
+    h = 1e-3
+    run = Run(with_restitution("bouncing_ball", 1.0), projection=False, dt=h, duration=4.0)
+    E = run.E
+    assert np.abs(E - E[0]).max() <= 1e-12 * E[0]
+    rows = run.impact_rows()
+    assert len(rows) >= 4
+    for a, b in zip(rows[:-1], rows[1:]):
+        apex = run.gap[a:b, 0].max()
+        assert abs(apex - H0) <= G * h ** 2, apex
+    np.testing.assert_allclose(np.diff(run.t[rows]), 2 * T1, atol=2 * h)
+
+
+def _reference_ball(h, n, e=E_N, gamma=0.5, theta=0.5):
+    """time_stepping.md §3.1 written out for the ball (m = 1, H = 1, y = gap): (y, U, percussion) rows."""
+    y, u = H0, 0.0
+    out = [(y, u, 0.0)]
+    for _ in range(n):
+        ufree = u - G * h                       # (T3.3), constant force
+        lam = 0.0
+        if y + gamma * h * u <= 0:              # (T3.1)
+            w = ufree + e * u                   # (T3.4): Newton's law with e·y'_k, whatever its sign
+            lam = max(0.0, -w)
+        un = ufree + lam                        # (T3.5)
+        y += h * (theta * un + (1 - theta) * u)  # (T3.6)
+        u = un
+        out.append((y, u, lam))
+    return np.array(out)
+
+
+def _compare_with_reference(t_end):
+    h = 1e-3
+    run = Run(example("bouncing_ball"), projection=False, dt=h, duration=t_end)
+    ref = _reference_ball(h, len(run.t) - 1)
+    vy = run.V[:, run.model.coord_names.index("ball.y")]
+    np.testing.assert_allclose(run.gap[:, 0], ref[:, 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(vy, ref[:, 1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(run.pn[:, 0], ref[:, 2], rtol=0, atol=1e-12)
+
+
+def test_matches_standard_scheme_while_bouncing():
+    """Step for step equal to a direct transcription of §3.1 over the first ~20 bounces."""
+    _compare_with_reference(7.0)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine bug: with projection off, Newton's law drops e for an active contact whose pre-step normal "
+    "velocity is >= 0 (stepper: e = cf[c, CF_E] if U[c] < -fs[FS_REST_V] else 0.0, FS_REST_V = 0). "
+    "T3.4 / Siconos add e*y'_k whatever its sign. Ball h = 1e-3: first differing step t = 8.129 s "
+    "(penetrated, separating at U_k > 0 with U_k < g h/(1+e)): engine stops it (U_k+1 = 0), "
+    "standard scheme gives U_k+1 = -e U_k"))
+def test_matches_standard_scheme_through_the_accumulation():
+    _compare_with_reference(T_STAR + 0.3)
