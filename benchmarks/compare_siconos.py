@@ -92,6 +92,7 @@ def main(argv=None):
     ap.add_argument("--all", action="store_true", help="every benchmark example")
     ap.add_argument("--threshold", type=float, default=1e-9, help="|difference| reported as a departure")
     ap.add_argument("--theta", type=float, default=0.5)
+    ap.add_argument("--strict", action="store_true", help="exit with status 1 if any example departs")
     args = ap.parse_args(argv)
     keys = list(EXAMPLES) if args.all else (args.examples or DEFAULT_EXAMPLES)
     bad = [k for k in keys if k not in EXAMPLES]
@@ -101,6 +102,7 @@ def main(argv=None):
     if subprocess.run([SICONOS_PY, "-c", "import siconos.kernel"], capture_output=True).returncode != 0:
         print(f"Siconos is not importable with {SICONOS_PY} (apt-get install python3-siconos)", file=sys.stderr)
         return 2
+    departed = []
     with tempfile.TemporaryDirectory(prefix="nsgui_compare_") as work:
         for key in keys:
             scene = load_example(key)
@@ -118,7 +120,11 @@ def main(argv=None):
                 print(f"## {key} vs {label} (Newton iterations max {info.get('newton_max')}, "
                       f"mean {info.get('newton_mean', 0):.4f})")
                 print(describe(key, res, a, b, names, nq), flush=True)
-    return 0
+                if res["first_over"] is not None and label.startswith("Siconos default"):
+                    departed.append(key)
+    if departed:
+        print(f"departing from Siconos by more than {args.threshold:g}: {', '.join(departed)}")
+    return 1 if (args.strict and departed) else 0
 
 
 if __name__ == "__main__":
