@@ -99,7 +99,7 @@ class EditorCanvas(QWidget):
         self._hover = None
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.StrongFocus)
-        self.setMinimumSize(400, 300)
+        self.setMinimumSize(300, 240)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         document.changed.connect(self._on_changed)
         self._rebuild()

@@ -47,7 +47,7 @@ class EditorWidget(QWidget):
                 b.setToolTip(TOOLS[t][1])
                 b.setCheckable(True)
                 b.setToolButtonStyle(Qt.ToolButtonTextOnly)
-                b.setMinimumWidth(92)
+                b.setMinimumWidth(84)
                 b.clicked.connect(lambda _=False, t=t: self.canvas.set_tool(t))
                 group.addButton(b)
                 pl.addWidget(b)
@@ -77,6 +77,7 @@ class EditorWidget(QWidget):
         cl.addWidget(self.hint)
 
         self.side = QTabWidget()
+        self.side.setMinimumWidth(320)
         self.side.addTab(self.inspector, "Inspector")
         self.side.addTab(self.contacts, "Contacts")
         split = QSplitter(Qt.Horizontal)
