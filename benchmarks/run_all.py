@@ -9,15 +9,21 @@ same run (benchmarks/siconos_scenes.py in a subprocess) and the ratio nsgui/Sico
 table and writes it, with the machine description, to benchmarks/results.md (atomically).
 --quick: one repeat and at most 1000 steps per example (both engines).
 """
-import argparse
-import json
 import os
-import platform
-import subprocess
-import sys
-import tempfile
-import warnings
-import time
+
+# Single-threaded BLAS/LAPACK for both engines, set before numpy, numba or Siconos load them. The step
+# problems are tiny: OpenBLAS threads only add overhead, several-fold on a loaded 2-core machine.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # benchmarks/ and the repo root (nsgui)

@@ -16,16 +16,21 @@ Parameters default to the values of the nsgui example scenes; ``--params`` overr
 (a JSON object ``{scene: {key: value}}``; benchmarks/scene_params.py derives it from the nsgui JSON).
 Siconos is a reference for comparison only, never an nsgui dependency.
 """
-import argparse
-import hashlib
-import json
-import math
 import os
-import subprocess
-import sys
-import time
 
-import numpy as np
+# single-threaded OpenBLAS (Siconos numerics links it): the problems are tiny (see run_all.py)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_SOURCE = os.path.join(HERE, "siconos_plugins.c")
