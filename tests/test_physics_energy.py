@@ -20,11 +20,11 @@ LINEAR = ["falling_rod", "bouncing_ball", "sliding_box", "sliding_block", "bead_
 DURATION = {"bouncing_ball": 3.0, "double_pendulum_wall": 3.0}
 
 CRADLE_BUGS = (
-    "engine bugs: (1) stepper._evaluate swaps the lever arms of the contact-point velocity (pax-pos_x "
-    "where pay-pos_y belongs), so U_k on the swinging balls is 0.9x the true one and e*U_k is wrong; "
-    "(2) with projection off an active contact with U_k >= 0 gets e = 0 instead of e (T3.4). "
-    "newtons_cradle, projection off, h = 1e-3: step t = 0.364 s raises E by +2.6e-3 J (E0 = 0.066 J) "
-    "with e = 1; allowed O(h^2) = 5e-5 J")
+    "engine bug: stepper._evaluate swaps the lever arms of the contact-point velocity (pax-pos_x where "
+    "pay-pos_y belongs, and vice versa), so U_k on the swinging balls is 0.9x the true one and Newton's "
+    "term e*U_k is wrong. newtons_cradle, projection off, h = 1e-3: the impact step at t = 0.364 s raises "
+    "E by +2.6e-3 J (E0 = 0.066 J) with e = 1, allowed O(h^2) = 5e-5 J. With the two lines fixed "
+    "(checked on a private copy) every impact step changes E by < 1e-13 J")
 
 
 def _total_mass(model):
