@@ -46,6 +46,7 @@ class NumberField(Field):
         self.spin.setSingleStep(step)
         self.spin.setRange(lo, hi)
         self.spin.setAccelerated(True)
+        self.spin.setMinimumWidth(90)  # a huge range must not make the inspector wider than its dock
         if unit:
             self.spin.setSuffix(f" {unit}")
         self.spin.setToolTip(f"{label}: {self._range_text(lo, hi, unit)}")
@@ -80,7 +81,7 @@ class NumberField(Field):
         if self.auto is not None:
             self.auto.blockSignals(True)
             self.auto.setChecked(v is None)
-            self.spin.setEnabled(v is None and False or v is not None)
+            self.spin.setEnabled(v is not None)
             if v is None and self.auto_value is not None:
                 try:
                     v = self.auto_value(self.inspector.document.scene)

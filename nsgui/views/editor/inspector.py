@@ -237,10 +237,10 @@ class Inspector(QWidget):
                   auto_value=lambda sc: 0.0, auto_text="none")
         self._num("Mass", lambda sc: B(sc).mass, lambda sc, v: setattr(B(sc), "mass", v), unit="kg",
                   lo=1e-9, hi=1e9, decimals=4, step=0.1, nullable=True, auto_value=lambda sc: props(sc)[0],
-                  auto_text="from shapes")
+                  auto_text="auto")
         self._num("Inertia", lambda sc: B(sc).inertia, lambda sc, v: setattr(B(sc), "inertia", v),
                   unit="kg·m²", lo=0.0, hi=1e9, decimals=6, step=0.001, nullable=True,
-                  auto_value=lambda sc: props(sc)[1], auto_text="from shapes")
+                  auto_value=lambda sc: props(sc)[1], auto_text="auto")
         for sh in body.shapes:
             self._shape_rows(name, sh)
         j = joint_of(s, name)
