@@ -233,9 +233,19 @@ BUILDERS = {
 }
 
 
+# optional keys beyond DEFAULTS: explicit bead states and contact pairs, solver variants
+OPTIONAL = {"y_init", "v_init", "pairs", "newton_max_iterations", "fc_solver"}
+
+
 def params_for(name, overrides=None):
+    """DEFAULTS[name] updated with overrides[name]; unknown keys are refused by name."""
     p = dict(DEFAULTS[name])
-    p.update((overrides or {}).get(name, {}))
+    extra = dict((overrides or {}).get(name, {}))
+    unknown = sorted(set(extra) - set(p) - OPTIONAL)
+    if unknown:
+        raise ValueError("--params %s: unknown key(s) %s; known: %s"
+                         % (name, ", ".join(unknown), ", ".join(sorted(set(p) | OPTIONAL))))
+    p.update(extra)
     return p
 
 
@@ -304,11 +314,16 @@ def main(argv=None):
         return 2
 
     names = args.scenes or list(BUILDERS)
+    try:
+        all_params = {name: params_for(name, overrides) for name in names}
+    except (ValueError, AttributeError, TypeError) as exc:
+        print(exc if isinstance(exc, ValueError) else "--params must map scene names to objects", file=sys.stderr)
+        return 2
     if not args.json:
         print("| scene | steps | Siconos steps/s | best loop time (s) |")
         print("|---|---:|---:|---:|")
     for name in names:
-        p = params_for(name, overrides)
+        p = all_params[name]
         res = time_scene(sk, name, p, max(1, args.repeat), args.min_time) if args.repeat > 0 else dict(scene=name)
         if args.save and not args.no_save:
             os.makedirs(args.save, exist_ok=True)
