@@ -236,3 +236,25 @@ def test_close_prompt(window, mouse):
     assert window.isVisible()
     ed.ask_save_changes = lambda: "discard"
     assert window.close()
+
+
+def test_keyboard_delete_undo_escape(window, mouse, qtbot):
+    doc, ed = window.document, window.editor
+    mouse.tool("disk")
+    mouse.click(0.2, 0.5)
+    mouse.click(0.6, 0.5)
+    assert len(doc.scene.bodies) == 2
+    canvas = ed.canvas
+    QTest.keyClick(canvas, Qt.Key_Escape)          # back to the select tool
+    assert canvas.tool == "select" and ed.widget.buttons["select"].isChecked()
+    mouse.click(0.6, 0.5)
+    assert canvas.selection == [("body", "ball2")]
+    QTest.keyClick(canvas, Qt.Key_Delete)
+    assert [b.name for b in doc.scene.bodies] == ["ball"]
+    QTest.keyClick(canvas, Qt.Key_Z, Qt.ControlModifier)
+    assert [b.name for b in doc.scene.bodies] == ["ball", "ball2"]
+    # rubber band selects both, shift-click removes one
+    mouse.drag((-0.1, 0.2), (0.9, 0.8))
+    assert set(canvas.selection) == {("body", "ball"), ("body", "ball2")}
+    mouse.click(0.2, 0.5, Qt.ShiftModifier)
+    assert canvas.selection == [("body", "ball2")]

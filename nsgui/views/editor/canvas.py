@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from . import ops
@@ -83,6 +83,7 @@ class EditorCanvas(QWidget):
     selectionChanged = Signal()
     message = Signal(str)       # refusals and hints for the status bar
     toolChanged = Signal(str)
+    deleteRequested = Signal()  # the Delete key reached the canvas (no window shortcut took it)
 
     def __init__(self, document, parent=None):
         super().__init__(parent)
@@ -509,6 +510,17 @@ class EditorCanvas(QWidget):
             return
         if ev.key() in (Qt.Key_Return, Qt.Key_Enter) and self.tool == "polygon":
             self._finish_polygon()
+            return
+        # the Edit menu's shortcuts normally take these keys first; without an active window
+        # (some window managers, tests) they arrive here
+        if ev.matches(QKeySequence.Delete):
+            self.deleteRequested.emit()
+            return
+        if not self.read_only and ev.matches(QKeySequence.Undo):
+            self.document.undo_stack.undo()
+            return
+        if not self.read_only and ev.matches(QKeySequence.Redo):
+            self.document.undo_stack.redo()
             return
         super().keyPressEvent(ev)
 

@@ -61,8 +61,9 @@ class Inspector(QWidget):
             return
         ref = tuple(self.canvas.selection[:1])
         try:
+            index = self.fields.index(field) if field in self.fields else -1
             edit(self.document, f"Set {field.label}", lambda s: field.set_(s, value),
-                 merge_key=("inspector", ref, field.label))
+                 merge_key=("inspector", ref, index, field.label))
         except EditRefused as e:
             self.message.emit(str(e))
             field.refresh()

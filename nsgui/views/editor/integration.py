@@ -62,6 +62,7 @@ class EditorController(QObject):
         if hasattr(window, "is_running"):
             self.set_running(bool(window.is_running()))
         self.document.sceneReplaced.connect(self.canvas.fit_view)
+        self.canvas.deleteRequested.connect(self.delete_selection)
         self.document.pathChanged.connect(self._remember_recent)
         self.autosave = Autosave(self.document, parent=self)
 
