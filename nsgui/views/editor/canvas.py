@@ -93,7 +93,6 @@ class EditorCanvas(QWidget):
         self.tool = "select"
         self.read_only = False
         self.snap_enabled = True
-        self.grid_step = 0.05
         self._gesture = None        # current mouse gesture (dict)
         self._poly_points: list = []
         self._graphics = []
@@ -162,6 +161,11 @@ class EditorCanvas(QWidget):
         self._gesture = None
         self._poly_points = []
         self.update()
+
+    @property
+    def grid_step(self) -> float:
+        """Grid spacing (m): a round number about 25 px wide at the current zoom."""
+        return _nice_step(25 / self.view.scale)
 
     # -- view -----------------------------------------------------------------------------------
     def fit_view(self):
@@ -649,8 +653,7 @@ class EditorCanvas(QWidget):
         p.end()
 
     def _paint_grid(self, p):
-        step = _nice_step(25 / self.view.scale)
-        self.grid_step = step
+        step = self.grid_step
         w0 = self.view.s2w(QPointF(0, self.height()))
         w1 = self.view.s2w(QPointF(self.width(), 0))
         for axis in (0, 1):

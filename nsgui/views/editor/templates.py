@@ -29,7 +29,13 @@ def chain(n=5, link_length=0.3, link_radius=0.02, density=50.0, pivot_height=1.5
         ap = [0.0, pivot_height] if i == 0 else [link_length / 2, 0.0]
         s.joints.append(Joint(name=f"pin{i + 1}", type="revolute", parent=parent, child=name,
                               anchor_parent=ap, anchor_child=[-link_length / 2, 0.0]))
-    s.obstacles.append(Obstacle(name="ground", type="ground", point=[0.0, pivot_height - n * link_length - 0.3]))
+    # the ground is within reach of the chain's free end, so the chain lands on it
+    s.obstacles.append(Obstacle(name="ground", type="ground", point=[0.0, pivot_height - 0.75 * n * link_length]))
+    from .reach import can_touch
+    for b in s.bodies:
+        key = ((b.name, "bar"), ("obstacle", "ground"))
+        if can_touch(s, key):
+            s.contacts.append(_contact(f"{b.name}_ground", b.name, "bar", obstacle="ground", e=0.2, mu=0.5))
     return s
 
 
