@@ -416,6 +416,8 @@ def extract(scene, refs) -> dict:
         "poses": {n: poses[n] for n in names},
         "joints": [copy.deepcopy(j) for j in scene.joints
                    if j.child in names and (j.parent == WORLD or j.parent in names) and j.type != "free"],
+        "q": dict(scene.initial.q),
+        "v": dict(scene.initial.v),
         "obstacles": [copy.deepcopy(o) for o in scene.obstacles if ("obstacle", o.name) in refs],
         "forces": [copy.deepcopy(f) for f in scene.forces if f.type == "spring" and (
             ("force", f.name) in refs or (f.a.body in names | {WORLD} and f.b.body in names | {WORLD}
@@ -439,7 +441,8 @@ def paste(scene, fragment, offset=(0.2, -0.2)) -> list[tuple[str, str]]:
         scene.joints.append(Joint(name=jname, type="free", parent=WORLD, child=new))
         scene.initial.q.update({f"{jname}.x": x + dx, f"{jname}.y": y + dy, f"{jname}.theta": th})
         out.append(("body", new))
-    for j in fragment["joints"]:
+    for j0 in fragment["joints"]:
+        j = j0
         child = rename[j.child]
         parent = rename.get(j.parent, WORLD)
         old = joint_of(scene, child)
@@ -450,8 +453,10 @@ def paste(scene, fragment, offset=(0.2, -0.2)) -> list[tuple[str, str]]:
         if parent == WORLD:
             j.anchor_parent = [j.anchor_parent[0] + dx, j.anchor_parent[1] + dy]
         scene.joints.append(j)
-        for q in joint_coords(j):
-            scene.initial.q.setdefault(q, 0.0)
+        for old_c, new_c in zip(joint_coords(j0), joint_coords(j)):  # same pose and speed as copied
+            for key in ("q", "v"):
+                if old_c in fragment.get(key, {}):
+                    getattr(scene.initial, key)[new_c] = fragment[key][old_c]
         out.append(("joint", j.name))
     for o in fragment["obstacles"]:
         o = copy.deepcopy(o)
