@@ -25,6 +25,8 @@ def state_dir() -> Path:
     env = os.environ.get("NSGUI_STATE_DIR")
     if env:
         return Path(env)
+    if os.environ.get("NSGUI_TEST"):  # test runs never touch (or find) the user's recovery files
+        return Path(tempfile.gettempdir()) / f"nsgui-test-state-{os.getpid()}"
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "nsgui"
 
