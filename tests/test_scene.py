@@ -614,7 +614,9 @@ def test_explicit_values_win_and_points_only():
 # ---------------------------------------------------------------- atomic save
 
 def test_atomic_save_keeps_old_file_when_serializer_fails(tmp_path, monkeypatch):
-    path = tmp_path / "s.json"
+    folder = tmp_path / "saves"  # a folder of its own: nothing else lives there
+    folder.mkdir()
+    path = folder / "s.json"
     s = scene_from_dict(base())
     save_scene(s, path)
     before = path.read_bytes()
@@ -627,12 +629,14 @@ def test_atomic_save_keeps_old_file_when_serializer_fails(tmp_path, monkeypatch)
     with pytest.raises(RuntimeError):
         save_scene(s, path)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["s.json"]  # no temporary file left behind
 
 
 @pytest.mark.parametrize("what", ["fsync", "replace"])
 def test_atomic_save_keeps_old_file_when_writing_fails(tmp_path, monkeypatch, what):
-    path = tmp_path / "s.json"
+    folder = tmp_path / "saves"  # a folder of its own: nothing else lives there
+    folder.mkdir()
+    path = folder / "s.json"
     s = scene_from_dict(base())
     save_scene(s, path)
     before = path.read_bytes()
@@ -646,7 +650,7 @@ def test_atomic_save_keeps_old_file_when_writing_fails(tmp_path, monkeypatch, wh
         save_scene(s, path)
     monkeypatch.undo()
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["s.json"]  # no temporary file left behind
     save_scene(s, path)
     assert load_scene(path).name == "changed"
 
