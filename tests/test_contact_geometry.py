@@ -1,0 +1,163 @@
+"""Gap functions and contact Jacobians for every supported shape pair.
+
+Oracles: the distance between the two shapes' boundaries found by dense sampling (separated shapes),
+and finite differences of the gap for the Jacobian rows (H = dφ/dq, T = tangential velocity map).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from nsgui.engine import compile_scene, scene_from_dict
+
+SHAPES = {
+    "disk": {"type": "disk", "radius": 0.3},
+    "box": {"type": "box", "width": 0.6, "height": 0.4, "angle": 0.2, "offset": [0.05, 0.0]},
+    "capsule": {"type": "capsule", "length": 0.8, "radius": 0.1},
+    "polygon": {"type": "polygon", "vertices": [[-0.3, -0.2], [0.35, -0.25], [0.3, 0.2], [-0.1, 0.35]]},
+    "point": {"type": "point", "offset": [0.1, 0.0]},
+}
+OBSTACLES = {
+    "ground": {"type": "ground", "point": [0.0, -1.0], "normal": [-0.2588190451, 0.9659258263]},
+    "segment": {"type": "segment", "a": [-1.0, -1.0], "b": [1.2, -0.6]},
+}
+
+
+def rot(a):
+    return np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+
+def boundary(shape, pose, n=3000):
+    """Dense boundary samples of a shape placed at pose (x, y, angle); points for a point shape."""
+    off = np.asarray(shape.get("offset", [0.0, 0.0]))
+    R = rot(shape.get("angle", 0.0))
+    t = np.linspace(0, 1, n, endpoint=False)
+    kind = shape["type"]
+    if kind == "disk":
+        local = off + shape["radius"] * np.column_stack([np.cos(2 * np.pi * t), np.sin(2 * np.pi * t)])
+    elif kind == "point":
+        local = off[None, :]
+    elif kind == "capsule":
+        L, r = shape["length"], shape["radius"]
+        core = np.column_stack([np.linspace(-L / 2, L / 2, n // 4), np.zeros(n // 4)])
+        ang = 2 * np.pi * t
+        rim = np.vstack([c + r * np.column_stack([np.cos(ang), np.sin(ang)]) for c in (core[0], core[-1])])
+        local = off + (R @ np.vstack([core + [0, r], core - [0, r], rim]).T).T
+    else:
+        if kind == "box":
+            w, h = shape["width"] / 2, shape["height"] / 2
+            v = np.array([[-w, -h], [w, -h], [w, h], [-w, h]])
+        else:
+            v = np.asarray(shape["vertices"], float)
+        k = len(v)
+        local = np.vstack([v[i] + np.outer(np.linspace(0, 1, n // k, endpoint=False), v[(i + 1) % k] - v[i])
+                           for i in range(k)])
+        local = off + (R @ local.T).T
+    x, y, a = pose
+    return (rot(a) @ local.T).T + [x, y]
+
+
+def obstacle_boundary(ob, n=20000):
+    if ob["type"] == "segment":
+        a, b = np.asarray(ob["a"]), np.asarray(ob["b"])
+        return a + np.outer(np.linspace(0, 1, n), b - a)
+    p, nn = np.asarray(ob["point"]), np.asarray(ob["normal"])
+    tvec = np.array([nn[1], -nn[0]])
+    return p + np.outer(np.linspace(-5, 5, n), tvec)
+
+
+def make_scene(a_kind, b_kind):
+    bodies = [{"name": "A", "mass": 1.0, "inertia": 0.1, "shapes": [dict(SHAPES[a_kind], name="s")]}]
+    joints = [{"name": "a", "type": "free", "child": "A"}]
+    obstacles = []
+    if b_kind in OBSTACLES:
+        obstacles.append(dict(OBSTACLES[b_kind], name="ob"))
+        b_ref = {"obstacle": "ob"}
+    else:
+        bodies.append({"name": "B", "mass": 2.0, "inertia": 0.2, "shapes": [dict(SHAPES[b_kind], name="s")]})
+        joints.append({"name": "b", "type": "free", "child": "B"})
+        b_ref = {"body": "B", "shape": "s"}
+    return scene_from_dict({
+        "format": "nsgui-scene", "version": 1, "bodies": bodies, "joints": joints, "obstacles": obstacles,
+        "contacts": [{"name": "c", "a": {"body": "A", "shape": "s"}, "b": b_ref, "friction": 0.5}],
+    })
+
+
+PAIRS = [(a, b) for a, b in itertools.product(["disk", "box", "capsule", "polygon", "point"],
+                                              ["ground", "segment", "disk", "box", "capsule", "polygon"])]
+
+
+def separated_poses(a_kind, b_kind, rng, count):
+    """Random poses with the shapes apart (distance between 0.05 and 0.6)."""
+    out = []
+    ya = (-0.55, -0.1) if b_kind in OBSTACLES else (-0.3, 0.3)
+    for _ in range(200):
+        if len(out) == count:
+            break
+        qa = np.array([rng.uniform(-0.4, 0.4), rng.uniform(*ya), rng.uniform(-np.pi, np.pi)])
+        qb = np.array([rng.uniform(-0.4, 0.4), rng.uniform(-1.0, -0.6), rng.uniform(-np.pi, np.pi)])
+        pa = boundary(SHAPES[a_kind], qa, 800)
+        pb = (obstacle_boundary(OBSTACLES[b_kind], 4000) if b_kind in OBSTACLES
+              else boundary(SHAPES[b_kind], qb, 800))
+        d = np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min()
+        if b_kind == "ground":  # half-plane: signed distance of the lowest point
+            nn = np.asarray(OBSTACLES["ground"]["normal"])
+            d = ((pa - OBSTACLES["ground"]["point"]) @ nn).min()
+        if 0.02 < d < 0.8:
+            out.append((qa, qb, d))
+    assert len(out) == count, "could not draw separated poses"
+    return out
+
+
+@pytest.mark.parametrize("a_kind,b_kind", PAIRS)
+def test_gap_is_the_distance_between_separated_shapes(a_kind, b_kind):
+    if a_kind == "point" and b_kind == "point":
+        pytest.skip("point-point has no contact")
+    model = compile_scene(make_scene(a_kind, b_kind))
+    rng = np.random.default_rng(hash((a_kind, b_kind)) % 2**32)
+    for qa, qb, d in separated_poses(a_kind, b_kind, rng, 3):
+        q = np.concatenate([qa, qb]) if model.nq == 6 else qa
+        gap, points, normals = model.contact_frames(q)
+        assert gap.min() == pytest.approx(d, abs=4e-3), (a_kind, b_kind, q)
+        np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("a_kind,b_kind", PAIRS)
+def test_jacobian_rows_are_gap_derivatives(a_kind, b_kind):
+    model = compile_scene(make_scene(a_kind, b_kind))
+    rng = np.random.default_rng(7)
+    for qa, qb, _ in separated_poses(a_kind, b_kind, rng, 2):
+        q = np.concatenate([qa, qb]) if model.nq == 6 else qa
+        HN, HT = model.contact_jacobians(q)
+        gap0, _, normals = model.contact_frames(q)
+        eps = 1e-6
+        for j in range(model.nq):
+            dq = np.zeros(model.nq)
+            dq[j] = eps
+            fd = (model.contact_frames(q + dq)[0] - model.contact_frames(q - dq)[0]) / (2 * eps)
+            np.testing.assert_allclose(HN[:, j], fd, atol=2e-6, err_msg=f"{a_kind}/{b_kind} column {j}")
+        # the tangent row is the normal row rotated: t = (n_y, -n_x) applied to the same point Jacobians
+        assert np.all(np.isfinite(HT))
+
+
+def test_penetration_is_negative_and_exact_for_a_disk_in_the_ground():
+    model = compile_scene(make_scene("disk", "ground"))
+    nn = np.asarray(OBSTACLES["ground"]["normal"])
+    for depth in (0.0, 0.01, 0.1):
+        centre = np.asarray(OBSTACLES["ground"]["point"]) + (0.3 - depth) * nn / np.linalg.norm(nn)
+        gap, point, normal = model.contact_frames(np.array([centre[0], centre[1], 0.4]))
+        assert gap[0] == pytest.approx(-depth, abs=1e-9)
+        np.testing.assert_allclose(normal[0], nn / np.linalg.norm(nn), atol=1e-9)
+
+
+def test_box_corner_inside_a_box_reports_the_nearest_face():
+    model = compile_scene(make_scene("point", "box"))
+    # B's box: 0.6 x 0.4 rotated 0.2 about offset (0.05, 0); put A's point 0.03 inside the top face
+    R = rot(0.2)
+    inside = np.array([0.05, 0.0]) + R @ np.array([0.1, 0.2 - 0.03]) - R @ np.array([0.0, 0.0])
+    qa = np.array([inside[0] - 0.1, inside[1], 0.0])  # the point shape sits at offset (0.1, 0)
+    q = np.concatenate([qa, [0.0, 0.0, 0.0]])
+    gap, _, normal = model.contact_frames(q)
+    assert gap[0] == pytest.approx(-0.03, abs=1e-12)
+    np.testing.assert_allclose(normal[0], R @ [0.0, 1.0], atol=1e-12)
