@@ -77,7 +77,8 @@ class Model:
                             1e-9 if s.projection else 0.0,
                             # with projection, bounces slower than a few steps of gravity are plastic: the
                             # projection would otherwise feed a micro-bouncing of amplitude ~|g|h forever
-                            3.0 * float(np.hypot(*scene.gravity)) * s.dt if s.projection else 0.0], float)
+                            3.0 * float(np.hypot(*scene.gravity)) * s.dt if s.projection else 0.0,
+                            1e-6], float)  # projection removes penetrations deeper than 1 µm
         self.isets = np.array([SOLVERS[s.solver], s.max_iterations, int(bool(s.projection)), 0, 0], np.int64)
         self.q0 = np.array([scene.initial.q.get(c, 0.0) for c in self.coord_names], float)
         self.v0 = np.array([scene.initial.v.get(c, 0.0) for c in self.coord_names], float)

@@ -17,7 +17,7 @@ from .dynamics import body_kinematics, com_terms, element_forces, point_jacobian
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
 
 # settings (float): index names
-FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK, FS_ACTIVATION, FS_REST_V = range(10)
+FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK, FS_ACTIVATION, FS_REST_V, FS_PROJ_TOL = range(11)
 # settings (int)
 IS_SOLVER, IS_MAXIT, IS_PROJECTION, IS_CONST_M, IS_CONST_F = range(5)
 SOLVER_AUTO, SOLVER_LEMKE, SOLVER_NSGS = 0, 1, 2
@@ -54,12 +54,12 @@ def _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi
             U[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
         else:
             a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-            vax = vel[a, 0] - omg[a] * (pax - pos[a, 0])
-            vay = vel[a, 1] + omg[a] * (pay - pos[a, 1])
+            vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
+            vay = vel[a, 1] + omg[a] * (pax - pos[a, 0])
             vbx = vby = 0.0
             if b >= 0:
-                vbx = vel[b, 0] - omg[b] * (pbx - pos[b, 0])
-                vby = vel[b, 1] + omg[b] * (pby - pos[b, 1])
+                vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
+                vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
             U[c] = nx * (vax - vbx) + ny * (vay - vby)
     return Ug + Ue, Pd
 
@@ -160,6 +160,22 @@ def _actuator_forces(t, q, v, grav, ai, af, u_held, next_sample, Qact):
                 while next_sample[i] <= t + 1e-9 * period:
                     next_sample[i] += period
         Qact[j] += u_held[i]
+
+
+@njit(cache=True)
+def _restitution(e, u, projection, rest_v):
+    """The e in Newton's law U+ + e U- >= 0 of one active contact.
+
+    Standard scheme (projection off): e itself, whatever the sign of U-. With projection, closed
+    contacts stay in the problem: approaches slower than rest_v are plastic (else the projection feeds
+    a micro-bouncing), and separating contacts get e = 1, the one value whose percussion does no work
+    (λ (U+ + U-)/2 = 0 when U+ = -U-), so neighbours pushing them back cannot create energy.
+    """
+    if projection == 0 or u < -rest_v:
+        return e
+    if u <= 0.0:
+        return 0.0
+    return 1.0
 
 
 @njit(cache=True)
@@ -420,8 +436,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                 rnnz[rn] = nn
                 rcols[rn, :nn] = ccols[c, :nn]
                 rvals[rn, :nn] = HNv[r, :nn]
-                # Newton's law; approaches slower than FS_REST_V (0 in the standard scheme) are plastic
-                e = cf[c, CF_E] if U[c] < -fs[FS_REST_V] else 0.0
+                e = _restitution(cf[c, CF_E], U[c], projection, fs[FS_REST_V])
                 qd[rn] = _sdot(ccols[c], HNv[r], nn, vfree) + e * U[c]
                 r0[rn] = lamN[c]
                 active0[rn] = lamN[c] > 0.0
@@ -512,7 +527,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                 for c in range(nc):
                     if gap[c] < gmin:
                         gmin = gap[c]
-                if gmin > -1e-12:
+                if gmin > -fs[FS_PROJ_TOL]:
                     break
                 mp = 0
                 for c in range(nc):
