@@ -82,3 +82,12 @@ def gl():
     ok, why = _probe("gl", GL_PROBE)
     if not ok:
         pytest.skip(f"OpenGL rendering unavailable: {why}")
+
+
+@pytest.fixture(autouse=True)
+def _private_state_dir(tmp_path, monkeypatch):
+    """Recovery files and recent lists of each test stay in its own directory, so no test finds
+    another one's autosave (which would open a recovery question and wait for an answer)."""
+    state = tmp_path / "nsgui-state"
+    state.mkdir()
+    monkeypatch.setenv("NSGUI_STATE_DIR", str(state))

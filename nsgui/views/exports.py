@@ -67,7 +67,7 @@ def export_plot(card, path):
     ext = os.path.splitext(path)[1].lower()
     item = card.plot.getPlotItem()
     if ext == ".svg":
-        exporter = pgexp.SVGExporter(item)
+        exporter = _QtSvgExporter(card.plot)
     elif ext in (".png", ".jpg", ".jpeg", ".bmp"):
         exporter = pgexp.ImageExporter(item)
         w = int(item.sceneBoundingRect().width())
@@ -84,6 +84,30 @@ def export_plot(card, path):
         _discard(tmp)
         raise
     return path
+
+
+class _QtSvgExporter:
+    """Vector SVG of a plot widget through Qt's SVG generator (pyqtgraph's SVG exporter fails on
+    the path data Qt 6.12 produces)."""
+
+    def __init__(self, widget):
+        self.widget = widget
+
+    def export(self, path):
+        from PySide6.QtCore import QRect, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+        size = self.widget.size()
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        gen.setSize(QSize(size.width(), size.height()))
+        gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+        gen.setTitle(getattr(self.widget, "windowTitle", lambda: "")() or "nsgui plot")
+        painter = QPainter(gen)
+        try:
+            self.widget.render(painter)
+        finally:
+            painter.end()
 
 
 def video_frame_times(t_start, t_end, fps, speed):

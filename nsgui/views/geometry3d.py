@@ -78,22 +78,45 @@ def body_mesh(body, z0, z1, point_radius):
     return merge_meshes([extrude(shape_outline(s, point_radius), z0, z1) for s in body.shapes])
 
 
-def obstacle_mesh(obstacle, extent, z0, z1):
-    """A slab behind the boundary of a ground/wall (width 2*extent) or under a segment."""
-    thick = 0.08 * extent
+def clip_line_to_box(p, t, lo, hi):
+    """The part of the line p + s t inside the box [lo, hi] as two points (None if it misses)."""
+    s0, s1 = -np.inf, np.inf
+    for k in range(2):
+        if abs(t[k]) < 1e-12:
+            if not lo[k] <= p[k] <= hi[k]:
+                return None
+            continue
+        a, b = (lo[k] - p[k]) / t[k], (hi[k] - p[k]) / t[k]
+        s0, s1 = max(s0, min(a, b)), min(s1, max(a, b))
+    if s0 >= s1:
+        return None
+    return p + s0 * t, p + s1 * t
+
+
+def obstacle_mesh(obstacle, extent, z0, z1, box=None):
+    """A slab on the solid side of a ground/wall boundary (clipped to `box` = (lo, hi)) or under a
+    segment. Returns None when the boundary is outside the box."""
+    thick = 0.03 * extent
     if obstacle.type in ("ground", "wall"):
         n = np.asarray(obstacle.normal, dtype=float)
         n = n / (np.linalg.norm(n) or 1.0)
         t = np.array([n[1], -n[0]])
         p = np.asarray(obstacle.point, dtype=float)
-        a, b = p + extent * t, p - extent * t
+        if box is None:
+            a, b = p + extent * t, p - extent * t
+        else:
+            ends = clip_line_to_box(p, t, *box)
+            if ends is None:
+                return None
+            a, b = ends
     else:
         a, b = np.asarray(obstacle.a, dtype=float), np.asarray(obstacle.b, dtype=float)
         d = b - a
         n = np.array([-d[1], d[0]]) / (np.linalg.norm(d) or 1.0)
-        thick = 0.02 * extent
+        thick = 0.015 * extent
     quad = np.array([a, b, b - thick * n, a - thick * n])
-    if np.cross(quad[1] - quad[0], quad[2] - quad[0]) < 0:
+    d1, d2 = quad[1] - quad[0], quad[2] - quad[0]
+    if d1[0] * d2[1] - d1[1] * d2[0] < 0:
         quad = quad[::-1]
     return extrude(quad, z0, z1)
 

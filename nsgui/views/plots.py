@@ -62,7 +62,8 @@ class PlotCard(QWidget):
         self.plot.setMinimumHeight(MIN_PLOT_HEIGHT - 30)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.item = self.plot.getPlotItem()
-        self.legend = self.item.addLegend(offset=(-5, 5), labelTextSize="8pt", verSpacing=-6)
+        self.legend = self.item.addLegend(offset=(-5, 5), labelTextSize="7pt", verSpacing=-8,
+                                          brush=pg.mkBrush(255, 255, 255, 190))
         lay.addWidget(self.plot, 1)
         self.setMinimumHeight(MIN_PLOT_HEIGHT)
 
@@ -98,6 +99,7 @@ class TimePlot(PlotCard):
         curve.setDownsampling(auto=True, method="peak")
         curve.setClipToView(True)
         self.curves[name] = curve
+        self.legend.setColumnCount(1 if len(self.curves) <= 3 else 2)
         if name.startswith("contact.") and (name.endswith(".pn") or name.endswith(".pt")):
             sc = pg.ScatterPlotItem(size=7, symbol="t1", pen=pg.mkPen(color), brush=pg.mkBrush(color))
             self.item.addItem(sc)

@@ -162,6 +162,20 @@ class SimRunner:
 
     # ------------------------------------------------------------------ worker
     def _loop(self):
+        """Never dies silently: an unexpected error pauses the run and is reported."""
+        while True:
+            try:
+                self._loop_body()
+                return
+            except Exception as exc:
+                with self._cond:
+                    self._running = False
+                    self._steps_requested = 0
+                    self._pending_model = None
+                    self._errors.append(f"internal error in the simulation thread: {exc!r}\n"
+                                        + traceback.format_exc(limit=4))
+
+    def _loop_body(self):
         batch = 16
         anchor = None  # (wall, sim t) for real-time pacing
         rate_t0, rate_steps, rate_sim = time.perf_counter(), 0, 0.0

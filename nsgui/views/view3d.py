@@ -120,8 +120,12 @@ class View3D(QWidget):
                                       shading="flat", parent=self.view.scene)
             mesh.transform = scene.transforms.MatrixTransform()
             self._body_nodes.append(mesh)
+        box = (self.center - 0.6 * self.extent, self.center + 0.6 * self.extent)
         for o in s.obstacles:
-            verts, faces = geo.obstacle_mesh(o, 2.0 * self.extent, -self.depth, self.depth)
+            mesh = geo.obstacle_mesh(o, self.extent, -self.depth, self.depth, box)
+            if mesh is None:
+                continue
+            verts, faces = mesh
             color = (0.42, 0.45, 0.40, 1.0) if o.type == "ground" else (0.50, 0.47, 0.42, 1.0)
             self._static_nodes.append(scene.visuals.Mesh(vertices=verts, faces=faces, color=color,
                                                          shading="flat", parent=self.view.scene))
@@ -156,7 +160,7 @@ class View3D(QWidget):
         cam = self.view.camera
         cam.center = (float(self.center[0]), float(self.center[1]), 0.0)
         cam.azimuth, cam.elevation = CAMERA_AZIMUTH, CAMERA_ELEVATION
-        cam.scale_factor = 1.5 * self.extent
+        cam.scale_factor = 1.25 * self.extent
         cam.distance = None
         self.canvas.update()
 

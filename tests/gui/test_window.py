@@ -1,0 +1,313 @@
+"""The main window under Xvfb: run, pause, step, scrub, resume with edits, export, responsiveness.
+Assertions are on data: the plotted curves are the engine's signals, exports equal the history."""
+
+import copy
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT = os.path.join(ROOT, "resources", "scenes", "default.json")
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "resources", "scenes", "*.json")))
+
+pytestmark = pytest.mark.gui
+
+BALL_BOX = {
+    "format": "nsgui-scene", "version": 1, "name": "ball and block",
+    "bodies": [
+        {"name": "ball", "mass": 1.0, "shapes": [{"type": "disk", "radius": 0.1}], "color": "#d65a4c"},
+        {"name": "block", "mass": 2.0, "shapes": [{"type": "box", "width": 0.3, "height": 0.2}]},
+    ],
+    "joints": [{"name": "ball", "type": "free", "child": "ball"},
+               {"name": "block", "type": "free", "child": "block"}],
+    "obstacles": [{"name": "ground", "type": "ground"}],
+    "contacts": [
+        {"name": "ball_ground", "a": {"body": "ball", "shape": "disk0"}, "b": {"obstacle": "ground"},
+         "restitution": 0.7, "friction": 0.3},
+        {"name": "block_ground", "a": {"body": "block", "shape": "box0"}, "b": {"obstacle": "ground"},
+         "friction": 0.4},
+    ],
+    "initial": {"q": {"ball.x": -0.5, "ball.y": 0.6, "block.x": 0.3, "block.y": 0.1},
+                "v": {"ball.x": 0.5, "block.x": 2.0}},
+    "settings": {"dt": 0.001},
+}
+
+
+@pytest.fixture
+def scene_file(tmp_path):
+    path = tmp_path / "ball_block.json"
+    path.write_text(json.dumps(BALL_BOX))
+    return str(path)
+
+
+@pytest.fixture
+def window(qtbot, gl):
+    from nsgui.views.main_window import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.document.undo_stack.setClean()
+    w.close()
+
+
+def run_to(window, t, qtbot=None):
+    c = window.controller
+    c.set_speed(None)
+    c.run_until(t)
+    assert c.flush(timeout=280), "the run did not finish"  # the first run may compile (numba)
+    window.plots.refresh_all()
+
+
+def reference_run(scene_path, nsteps, state=None, scene=None):
+    from nsgui.engine import Simulator, compile_scene, load_scene
+    sim = Simulator(compile_scene(scene or load_scene(scene_path)))
+    if state is not None:
+        sim.set_state(state)
+    rows = [sim.signal_vector()]
+    for _ in range(nsteps):
+        sim.step()
+        rows.append(sim.signal_vector())
+    return np.array(rows)
+
+
+def test_run_plots_equal_engine_signals_and_3d_view_moves(window, scene_file, qtbot):
+    assert window.open_scene(scene_file)
+    c = window.controller
+    img0 = window.view3d.render_image()
+    run_to(window, 0.5)
+    rec = c.recorder
+    assert len(rec) == 501 and abs(rec.t_end - 0.5) < 1e-9
+    ref = reference_run(scene_file, 500)
+    np.testing.assert_allclose(rec.rows(), ref, rtol=1e-12, atol=1e-12)
+    energy = window.plots.plot_named("Energy")
+    curve = energy.curves["energy.total"]
+    np.testing.assert_array_equal(curve.xData, ref[:, 0])
+    np.testing.assert_allclose(curve.yData, ref[:, rec.index("energy.total")], rtol=1e-12)
+    assert window.plots.plot_named("Contact forces") is not None
+    # the 3D view is not blank and changes as bodies move
+    img1 = window.view3d.render_image()
+    assert img1[..., :3].std() > 5
+    assert np.abs(img1.astype(int) - img0.astype(int)).sum() > 1000
+    # scrubbing back redraws the earlier state
+    window.slider.setValue(0)
+    assert c.cursor == 0 and c.cursor_time == 0.0
+    img_back = window.view3d.render_image()
+    assert np.abs(img_back.astype(int) - img0.astype(int)).mean() < 0.5
+    assert abs(energy.cursor_line.value()) < 1e-12
+    window.slider.setValue(250)
+    assert abs(energy.cursor_line.value() - rec.time[250]) < 1e-12
+    # status bar shows the displayed time and the active contacts
+    assert "0.2500" in window.status_labels["time"].text()
+
+
+def press(window, qtbot, key):
+    """A key press through Qt's shortcut map when the window has focus (it may not, without a
+    window manager); otherwise trigger the action bound to that key, which checks the binding."""
+    from PySide6.QtGui import QKeySequence
+    if window.isActiveWindow():
+        qtbot.keyClick(window, key)
+        return
+    seq = QKeySequence(key)
+    actions = [a for a in window.actions() if a.shortcut() == seq]
+    assert len(actions) == 1, f"no single action bound to {seq.toString()}"
+    actions[0].trigger()
+
+
+def test_keyboard_play_pause_step_and_step_back(window, scene_file, qtbot):
+    from PySide6.QtCore import Qt
+    window.activateWindow()
+    assert window.open_scene(scene_file)
+    c = window.controller
+    window.set_speed(1.0)
+    press(window, qtbot, Qt.Key_Space)
+    qtbot.waitUntil(lambda: c.recorder is not None and len(c.recorder) > 50, timeout=20000)
+    assert window.is_running()
+    press(window, qtbot, Qt.Key_Space)
+    c.flush()
+    assert not window.is_running()
+    n = len(c.recorder)
+    press(window, qtbot, Qt.Key_Right)
+    c.flush()
+    assert len(c.recorder) == n + 1
+    press(window, qtbot, Qt.Key_Left)
+    press(window, qtbot, Qt.Key_Left)
+    assert c.cursor == n - 2 and not c.following
+    press(window, qtbot, Qt.Key_Right)  # forward through the history first
+    assert c.cursor == n - 1 and len(c.recorder) == n + 1
+    press(window, qtbot, Qt.Key_Backspace)
+    c.flush()
+    assert len(c.recorder) == 1 and c.cursor_time == 0.0
+
+
+def test_resume_from_past_state_with_edited_restitution(window, scene_file, qtbot):
+    assert window.open_scene(scene_file)
+    c = window.controller
+    run_to(window, 0.6)
+    old = c.recorder.rows()
+    c.seek_time(0.2)
+    snap = c.recorder.snapshot_at_or_before(0.2)
+    # edit the ball's restitution through the inspector's undoable command
+    window.scene_tree.set_field(("contacts", 0), "restitution", 0.1)
+    assert window.document.scene.contacts[0].restitution == 0.1
+    assert window.resume_from_here()
+    c.flush()
+    run_to(window, 0.6)
+    new = c.recorder.rows()
+    k = int(np.searchsorted(old[:, 0], snap.t - 1e-9))
+    np.testing.assert_array_equal(new[:k], old[:k])  # the past is kept
+    edited = copy.deepcopy(window.document.scene)
+    ref = reference_run(None, len(new) - k - 1, state=snap.state, scene=edited)
+    np.testing.assert_allclose(new[k:], ref, rtol=1e-12, atol=1e-12)
+    assert c.previous is not None and len(c.previous) == len(old)  # old branch kept until discarded
+    vy = c.recorder.index("v.ball.y")
+    assert new[-1, vy] != pytest.approx(old[-1, vy])  # the new restitution changed the run
+    window.act_discard.trigger()
+    assert c.previous is None
+
+
+def test_exports_read_back_equal_history(window, scene_file, tmp_path, qtbot):
+    from PySide6.QtGui import QImage
+
+    from nsgui.engine.export import read_csv, read_hdf5
+    from nsgui.views import exports
+    assert window.open_scene(scene_file)
+    run_to(window, 0.3)
+    rec = window.controller.recorder
+    sig = rec.signals()
+    csv_path, h5_path = str(tmp_path / "run.csv"), str(tmp_path / "run.h5")
+    exports.export_data(rec, csv_path, "csv")
+    exports.export_data(rec, h5_path, "hdf5", attrs={"scene": "x"})
+    for got in (read_csv(csv_path), read_hdf5(h5_path)):
+        assert list(sorted(got)) == sorted(sig)
+        for name in sig:
+            np.testing.assert_array_equal(got[name], sig[name])
+    card = window.plots.plot_named("Energy")
+    png, svg = str(tmp_path / "energy.png"), str(tmp_path / "energy.svg")
+    exports.export_plot(card, png)
+    exports.export_plot(card, svg)
+    img = QImage(png)
+    assert not img.isNull() and img.width() >= 800
+    text = open(svg).read()
+    assert "<svg" in text and "</svg>" in text
+    import imageio.v2 as iio
+    for ext in ("mp4", "gif"):
+        path = str(tmp_path / f"run.{ext}")
+        n = exports.export_video(window.view3d, window.controller, path, fps=20, speed=0.5)
+        assert n == len(exports.video_frame_times(0.0, 0.3, 20, 0.5)) == 13
+        frames = list(iio.get_reader(path))
+        assert len(frames) == n
+        assert np.abs(frames[0].astype(int) - frames[-1].astype(int)).mean() > 0.1
+    # a cancelled export leaves nothing behind
+    with pytest.raises(exports.Cancelled):
+        exports.export_video(window.view3d, window.controller, str(tmp_path / "x.mp4"),
+                             progress=lambda f: False)
+    leftovers = sorted(os.listdir(tmp_path))
+    assert "x.mp4" not in leftovers and not [f for f in leftovers if ".tmp" in f]
+
+
+def test_gui_answers_within_50ms_while_running_flat_out(window, scene_file, qtbot):
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    assert window.open_scene(scene_file)
+    c = window.controller
+    window.set_speed(None)
+    window.play()
+    qtbot.waitUntil(lambda: c.recorder is not None and len(c.recorder) > 100, timeout=30000)
+    gaps, clock, last = [], QElapsedTimer(), [None]
+    clock.start()
+
+    def tick():
+        now = clock.elapsed()
+        if last[0] is not None:
+            gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    timer.start()
+    qtbot.wait(1500)
+    timer.stop()
+    assert window.is_running() and len(c.recorder) > 500
+    assert max(gaps) < 50, f"event loop stalled {max(gaps)} ms"
+    window.controller.pause()
+
+
+def test_close_during_run_stops_the_worker(qtbot, gl, scene_file):
+    from nsgui.views.main_window import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert w.open_scene(scene_file)
+    w.set_speed(None)
+    w.play()
+    qtbot.waitUntil(lambda: w.controller.recorder is not None and len(w.controller.recorder) > 10,
+                    timeout=30000)
+    thread = w.controller.runner._thread
+    w.close()
+    assert not thread.is_alive()
+
+
+def test_play_refused_with_reasons_when_scene_has_problems(window, scene_file, qtbot):
+    assert window.open_scene(scene_file)
+    window.scene_tree.set_field(("bodies", 0), "mass", -1.0)
+    assert not window.play()
+    assert not window.is_running()
+    text = window.messages.entries[-1][1]
+    assert "bodies[0].mass" in text
+
+
+def test_bad_scene_file_gives_a_message_not_a_traceback(window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "nsgui-scene", "version": 1,
+                               "bodies": [{"name": "b", "mass": -2}]}))
+    assert not window.open_scene(str(bad))
+    level, text = window.messages.entries[-1]
+    assert level == "error" and "bodies[0].mass" in text and "Traceback" not in text
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
+def test_every_example_opens_and_runs(window, path, qtbot):
+    assert window.open_scene(path), window.messages.entries[-1]
+    c = window.controller
+    dt = c.model.dt
+    run_to(window, 30 * dt)
+    assert len(c.recorder) == 31
+    assert np.isfinite(c.recorder.rows()).all()
+    assert window.view3d.render_image()[..., :3].std() > 1
+
+
+def test_layout_and_recent_files_are_remembered(qtbot, gl, scene_file):
+    from nsgui.views.main_window import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.open_scene(scene_file)
+    w.docks["Events"].hide()
+    w.close()
+    w2 = MainWindow()
+    qtbot.addWidget(w2)
+    w2.show()
+    assert w2._recent()[0] == os.path.abspath(scene_file)
+    assert not w2.docks["Events"].isVisible()
+    w2.docks["Events"].show()
+    w2.close()
+
+
+def test_command_line_screenshot(tmp_path):
+    shot = tmp_path / "shot.png"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.run([sys.executable, "-m", "nsgui", DEFAULT, "--run-for", "0.2",
+                           "--screenshot", str(shot)], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from PySide6.QtGui import QImage
+    img = QImage(str(shot))
+    assert not img.isNull() and img.width() > 800
