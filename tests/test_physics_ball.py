@@ -47,7 +47,10 @@ def test_rest_time_converges_to_accumulation_time():
     for h in hs:
         run = Run(example("bouncing_ball"), projection=False, dt=h, duration=T_STAR + 0.4)
         errs.append(abs(rest_time(run.t, run.pn[:, 0]) - T_STAR))
-        counts.append(len(run.impact_rows()))
+        # resolved bounces: impact steps with an approach faster than g h (flight >= ~2 steps); slower
+        # ones are the merged tail (the standard scheme keeps a micro-bounce decaying like e^k per step)
+        vy = run.V[:, run.model.coord_names.index("ball.y")]
+        counts.append(sum(1 for k in run.impact_rows() if -vy[k - 1] > G * h))
     errs = np.array(errs)
     # the flights shorter than ~h that get merged sum to ~h/(1-e) (geometric tail): O(h) with that constant.
     # NOT monotone step by step: which flight is the last resolved one depends on the phase of the
@@ -56,9 +59,12 @@ def test_rest_time_converges_to_accumulation_time():
     assert errs[3:].max() < errs[:3].max() / 2
     slope = np.polyfit(np.log(hs), np.log(errs), 1)[0]
     assert 0.5 < slope < 2.0, slope
-    # captured impacts grow by ~ ln10 / ln(1/e) per decade of h (§3.3 item 4)
+    # captured impacts grow by ~ ln10 / ln(1/e) per decade of h (§3.3 item 4): the bounces with
+    # e^(k-1) v1 > g h number 1 + ln(v1 / (g h)) / ln(1/e)
     per_decade = (counts[-1] - counts[0]) / np.log10(hs[0] / hs[-1])
     assert 0.6 < per_decade / (np.log(10) / np.log(1 / E_N)) < 1.5, (counts, per_decade)
+    predicted = 1 + np.log(np.sqrt(2 * G * H0) / (G * hs)) / np.log(1 / E_N)
+    assert np.all(np.abs(np.array(counts) - predicted) <= 8), (counts, predicted)
 
 
 @pytest.mark.parametrize("e", [0.9, 0.5, 0.0])
@@ -78,10 +84,11 @@ def test_restitution_exact_at_every_impact_step(e):
 def test_resting_percussion_is_mgh():
     """§3.3 item 2 / §8.1: at rest the percussion per step is m g h exactly and the ball stays still."""
     h = 1e-3
-    run = Run(example("bouncing_ball"), projection=False, dt=h, duration=T_STAR + 0.5)
-    rest = run.t >= T_STAR + 0.1
+    run = Run(example("bouncing_ball"), projection=False, dt=h, duration=T_STAR + 1.0)
+    # (the standard scheme's last micro-bounce decays like e^k per step: 0.9^400 < 1e-18)
+    rest = run.t >= T_STAR + 0.6
     np.testing.assert_allclose(run.pn[rest, 0], M * G * h, rtol=1e-12)
-    assert np.all(run.V[rest] == 0.0)
+    assert np.abs(run.V[rest]).max() <= 1e-15
     assert np.all(run.status[rest, 0] == 1)          # resting contact: stick, not impact
     # ... and with the projection (the scenes' default) the same load, the ball on the surface
     run = Run(example("bouncing_ball"), dt=h, duration=T_STAR + 0.5)
@@ -136,11 +143,6 @@ def test_matches_standard_scheme_while_bouncing():
     _compare_with_reference(7.0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: with projection off, Newton's law drops e for an active contact whose pre-step normal "
-    "velocity is >= 0 (stepper: e = cf[c, CF_E] if U[c] < -fs[FS_REST_V] else 0.0, FS_REST_V = 0). "
-    "T3.4 / Siconos add e*y'_k whatever its sign. Ball h = 1e-3: first differing step t = 8.129 s "
-    "(penetrated, separating at U_k > 0 with U_k < g h/(1+e)): engine stops it (U_k+1 = 0), "
-    "standard scheme gives U_k+1 = -e U_k"))
 def test_matches_standard_scheme_through_the_accumulation():
+    """Guards a0f190c: e·U_k for any sign of U_k (the engine used e = 0 for a separating active contact)."""
     _compare_with_reference(T_STAR + 0.3)

@@ -18,14 +18,6 @@ M, L, R = 0.1, 0.5, 0.05
 G = 9.81
 GAP = 1e-4
 
-LEVER_ARM_BUG = (
-    "engine bug: stepper._evaluate swaps the lever arms of the contact-point velocity "
-    "(vax = vel_x - w*(pax - pos_x) instead of - w*(pay - pos_y); same for vay, vbx, vby): U_k of a ball "
-    "on its string is 0.9x the true value, so each e = 1 binary impact returns only 90%: gapped cradle, "
-    "projection off, h = 1e-3, t = 0.362 s: ball0 keeps 0.1146 rad/s (expected ~0), ball1 gets 2.178 "
-    "(expected 2.293); after the sequence the last ball has 1.867 rad/s instead of 2.293. Passes with the "
-    "two lines fixed (checked on a private copy)")
-
 
 def momentum(Q, V):
     return (M * L * np.cos(Q) * V).sum(axis=1)
@@ -60,8 +52,8 @@ def test_impacts_conserve_horizontal_momentum(gapped):
     assert p[rows[0] - 1] == pytest.approx(p_swing, rel=1e-3)
 
 
-@pytest.mark.xfail(strict=True, reason=LEVER_ARM_BUG)
 def test_gapped_cradle_passes_momentum_along():
+    """Guards the lever-arm fix (a0f190c): with U_k 0.9x too small each binary impact returned 90%."""
     run = Run(gapped_cradle(), projection=False, duration=0.45)
     rows = run.impact_rows()
     first = rows[0]
@@ -76,14 +68,9 @@ def test_gapped_cradle_passes_momentum_along():
     assert abs(run.E[first + 4] - run.E[first - 1]) < 1e-6 * run.E[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug (projection mode): a closed contact stays in the step problem while separating at any speed "
-    "(stepper activation: uact = U if projection == 0 or U < 0 else 0) with e = 0, so U+ >= 0 binds with a "
-    "positive percussion and adds energy λ U⁻/2. Gapped cradle (0.1 mm gaps), projection on, h = 1e-3: "
-    "the projection after t = 0.362 s closes all gaps; at t = 0.363 s ball0/ball1 separating at 1.146 m/s "
-    "are glued (both -0.917 rad/s), balls 2-4 at 1.376: E rises by +2.6e-2 J (E0 = 0.066 J) with e = 1 "
-    "(the lever-arm bug fixed or not)"))
 def test_gapped_cradle_with_projection_creates_no_energy():
+    """Guards a0f190c: closed contacts separating fast used to stay active with e = 0, and the binding
+    U⁺ >= 0 did positive work λ U⁻/2 (+2.6e-2 J at t = 0.363 s with E0 = 0.066 J)."""
     run = Run(gapped_cradle(), duration=0.5)
     tol = 5 * M * G ** 2 * run.h ** 2
     assert np.diff(run.E).max() <= tol

@@ -54,14 +54,11 @@ def test_first_impact_percussion_matches_single_contact_formula():
     np.testing.assert_allclose(dv, [0.0, -G * h + P / M, (s * L / 2 * np.cos(q[2])) * P / I], atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: stepper._evaluate computes the contact-point velocity with swapped lever arms "
-    "(vax = vel_x - w*(pax - pos_x), vay = vel_y + w*(pay - pos_y); correct: (pay - pos_y) and "
-    "(pax - pos_x), as in dynamics.point_velocity; same for vbx/vby). U_k is wrong on rotating bodies, "
-    "so Newton's law e*U_k and the activation use a wrong velocity. falling_rod, projection off, "
-    "h = 1e-3: second impact t = 0.465 s (rotating rod), U- = -7.338 m/s, got U+ = 1.058, expected 3.669"))
 def test_every_single_contact_impact_obeys_newtons_law():
-    """§3.3 item 1 for each impact step with one active end: H(q_k) v_k+1 = -e H(q_k) v_k."""
+    """§3.3 item 1 for each impact step with one active end: H(q_k) v_k+1 = -e H(q_k) v_k.
+
+    Guards the lever-arm fix (a0f190c): at t = 0.465 s the rotating rod used to rebound at 1.058 m/s
+    instead of e |U⁻| = 3.669 m/s."""
     run = Run(example("falling_rod"), projection=False, duration=1.5)
     checked = 0
     for k in run.impact_rows():
