@@ -146,3 +146,26 @@ def test_matches_standard_scheme_while_bouncing():
 def test_matches_standard_scheme_through_the_accumulation():
     """Guards a0f190c: e·U_k for any sign of U_k (the engine used e = 0 for a separating active contact)."""
     _compare_with_reference(T_STAR + 0.3)
+
+
+def test_rebound_apexes_and_energy_jumps_follow_t85():
+    """(T8.5): apex after impact k is e^(2k) h0 and E drops by ½ m (1 - e²)(e^(k-1) v1)² per impact.
+
+    In the step, Newton's law uses the discrete pre-impact speed U⁻ and the percussion also cancels
+    gravity over the step: ΔE = λ (1 - e) U⁻ / 2 = -½ m (1 - e²) U⁻² + ½ m (1 - e) g h U⁻ exactly.
+    """
+    h = 5e-4
+    run = Run(example("bouncing_ball"), projection=False, dt=h, duration=3.0)
+    vy = run.V[:, run.model.coord_names.index("ball.y")]
+    rows = run.impact_rows()
+    v1 = np.sqrt(2 * G * H0)
+    for k, row in enumerate(rows[:4], start=1):
+        u = vy[row - 1]
+        dE = run.E[row] - run.E[row - 1]
+        assert dE == pytest.approx(-0.5 * M * (1 - E_N ** 2) * u ** 2 + 0.5 * M * (1 - E_N) * G * h * u,
+                                   rel=1e-9)
+        exact = -0.5 * M * (1 - E_N ** 2) * (E_N ** (k - 1) * v1) ** 2
+        assert abs(dE - exact) <= 2 * M * v1 * G * h * k, (k, dE, exact)      # O(h) (U⁻ is late by O(gh))
+        end = rows[k] if k < len(rows) else len(run.t)
+        apex = run.gap[row:end, 0].max()
+        assert abs(apex - E_N ** (2 * k) * H0) <= 2 * v1 * h * k, (k, apex)
