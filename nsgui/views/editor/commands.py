@@ -1,10 +1,15 @@
 """Undoable edits of the scene.
 
-One generic command: it holds the scene before and after the edit (scenes are small, a deep copy
-costs well under a millisecond), so every edit — a field, an added body with its joint and
-contacts, a deletion with its dependants, a template — undoes exactly. Consecutive commands
-with the same `merge_key` (the moves of one mouse drag, the arrow clicks on one spin box) merge
-into one undo step.
+One generic command: it holds the scene object before and the scene object after the edit, so
+every edit — a field, an added body with its joint and contacts, a deletion with its dependants,
+a template — undoes exactly. Consecutive commands with the same `merge_key` (the moves of one
+mouse drag, the arrow clicks on one spin box) merge into one undo step.
+
+An edit costs one deep copy: the live scene becomes the command's `before` and the edited copy
+becomes the live scene. Undo/redo swap the objects back without copying. This is exact because
+the history is linear and nothing mutates the live scene outside undo commands: any in-place
+command pushed later (the scene tree's field edits) is undone before an earlier command is
+undone or redone, so the objects held here are always back in the state they were stored in.
 """
 
 from __future__ import annotations
@@ -45,26 +50,25 @@ class EditCommand(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self.document.replace_scene_silently(copy.deepcopy(self.after))
+        self.document.replace_scene_silently(self.after)
 
     def undo(self) -> None:
-        self.document.replace_scene_silently(copy.deepcopy(self.before))
+        self.document.replace_scene_silently(self.before)
 
 
 def edit(document, text: str, fn, merge_key=None) -> None:
     """Apply `fn(scene)` (which mutates a copy of the scene in place) as one undoable command.
 
     Raises EditRefused (from `fn`) without touching the document."""
-    before = copy.deepcopy(document.scene)
-    after = copy.deepcopy(document.scene)
+    before = document.scene
+    after = copy.deepcopy(before)
     fn(after)
     document.push(EditCommand(document, text, before, after, merge_key))
 
 
 def replace_scene(document, text: str, scene) -> None:
     """Replace the whole scene (templates, New from the editor) as one undoable command."""
-    before = copy.deepcopy(document.scene)
-    document.push(EditCommand(document, text, before, copy.deepcopy(scene)))
+    document.push(EditCommand(document, text, document.scene, copy.deepcopy(scene)))
 
 
 # -- paths: ("bodies", "pendulum", "shapes", "disk0", "radius") ---------------------------------

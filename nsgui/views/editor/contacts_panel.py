@@ -3,7 +3,7 @@ contact, and its restitution (Newton e_N and Moreau e) and friction μ."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QDoubleSpinBox, QHeaderView, QTableWidget, QTableWidgetItem,
 )
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
 from . import ops
 from .commands import edit
 from .fields import e_moreau, e_newton
-from .reach import candidate_pairs, pair_key, same_pair
+from .reach import candidate_pairs, pair_key
 
 COLUMNS = ["on", "pair", "e_N", "Moreau e", "μ"]
 
@@ -25,9 +25,11 @@ def _pair_text(key):
 def pairs_for(scene, body=None, obstacle=None):
     """Candidate pairs plus existing contacts, restricted to a body or an obstacle if given."""
     keys = list(candidate_pairs(scene))
+    seen = {ops._norm(k) for k in keys}
     for c in scene.contacts:
         k = pair_key(c)
-        if not any(same_pair(k, x) for x in keys):
+        if ops._norm(k) not in seen:
+            seen.add(ops._norm(k))
             keys.append(k)
 
     def involves(k):
@@ -53,17 +55,36 @@ class ContactTable(QTableWidget):
         for c in (0, 2, 3, 4):
             h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self._keys = None
+        self._stale = True
         self.setMinimumHeight(120)
+        # refreshed once after a burst of edits (a drag), and only while shown
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(60)
+        self._timer.timeout.connect(self.refresh)
         self.refresh()
 
+    def schedule(self):
+        self._stale = True
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, ev):  # noqa: N802
+        super().showEvent(ev)
+        if self._stale:
+            self.refresh()
+
     def refresh(self):
+        self._timer.stop()
+        self._stale = False
         scene = self.document.scene
         keys = pairs_for(scene, self.body, self.obstacle)
         if keys != self._keys:
             self._keys = keys
             self._build(keys)
+        index = ops.contact_index(scene)
         for row, key in enumerate(keys):
-            c = ops.find_contact(scene, key)
+            c = ops.find_contact(scene, key, index)
             box = self.cellWidget(row, 0)
             box.blockSignals(True)
             box.setChecked(c is not None)

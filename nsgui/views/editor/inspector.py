@@ -105,8 +105,8 @@ class Inspector(QWidget):
         if sig == self._signature:
             for f in self.fields:
                 f.refresh()
-            if hasattr(self, "contact_table") and self.contact_table is not None:
-                self.contact_table.refresh()
+            if getattr(self, "contact_table", None) is not None:
+                self.contact_table.schedule()
             return
         self._signature = sig
         self.fields = []

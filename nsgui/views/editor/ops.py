@@ -312,19 +312,34 @@ def make_contact(scene, key, restitution=DEFAULT_RESTITUTION, friction=DEFAULT_F
                    restitution=restitution, friction=friction)
 
 
-def find_contact(scene, key):
+def _norm(key):
+    """A pair key independent of the order of two body shapes."""
+    a, b = key
+    return key if b[0] == "obstacle" else tuple(sorted((a, b)))
+
+
+def contact_index(scene) -> dict:
+    """{normalized pair key: contact} for fast lookups in long lists."""
+    return {_norm(pair_key(c)): c for c in scene.contacts}
+
+
+def find_contact(scene, key, index=None):
+    if index is not None:
+        return index.get(_norm(key))
     return next((c for c in scene.contacts if same_pair(pair_key(c), key)), None)
 
 
 def add_contacts_for(scene, bodies=(), obstacles=()) -> list[str]:
     """Create a contact for every pair that can touch and involves one of the given items."""
     added = []
+    index = contact_index(scene)
     for key in candidate_pairs(scene):
         (ab, _), (bk, bs) = key
         involved = ab in bodies or (bk == "obstacle" and bs in obstacles) or (bk != "obstacle" and bk in bodies)
-        if involved and find_contact(scene, key) is None:
+        if involved and find_contact(scene, key, index) is None:
             c = make_contact(scene, key)
             scene.contacts.append(c)
+            index[_norm(key)] = c
             added.append(c.name)
     return added
 

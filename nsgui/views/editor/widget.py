@@ -93,7 +93,7 @@ class EditorWidget(QWidget):
         self.canvas.message.connect(self.show_hint)
         self.inspector.message.connect(self.show_hint)
         self.canvas.toolChanged.connect(lambda t: self.buttons[t].setChecked(True))
-        document.changed.connect(self.contacts.refresh)
+        document.changed.connect(self.contacts.schedule)
         self.show_hint(TOOLS["select"][1])
 
     def show_hint(self, text):
