@@ -312,6 +312,12 @@ def test_load_scene_file_errors(tmp_path):
     with pytest.raises(SceneError) as exc:
         load_scene(bad)
     assert str(exc.value) == f"{bad}: not a UTF-8 text file (byte 26)"
+    with pytest.raises(SceneError) as exc:
+        load_scene(tmp_path)
+    assert str(exc.value) == f"{tmp_path}: cannot read the file: Is a directory"
+    with pytest.raises(SceneError) as exc:
+        loads_scene(None)
+    assert str(exc.value) == "<text>: expected JSON text, not NoneType"
     bad.write_text('{"format": "nsgui-scene", "version": 1}\n}', encoding="utf-8")
     with pytest.raises(SceneError) as exc:
         load_scene(bad)

@@ -351,6 +351,8 @@ def _no_duplicate_keys(pairs):
 
 def loads_scene(text: str, source: str = "<text>") -> Scene:
     """A Scene from JSON text; raises SceneError (bad JSON: line and column)."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise SceneError([Problem(source, f"expected JSON text, not {type(text).__name__}")])
     try:
         d = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as e:
@@ -364,9 +366,11 @@ def loads_scene(text: str, source: str = "<text>") -> Scene:
 
 def load_scene(path) -> Scene:
     """Read and validate a scene file; raises SceneError naming the file on any problem."""
-    path = Path(path)
     try:
+        path = Path(path)
         raw = path.read_bytes()
+    except TypeError:
+        raise SceneError([Problem(str(path), "not a file path")]) from None
     except OSError as e:
         raise SceneError([Problem(str(path), f"cannot read the file: {e.strerror or e}")]) from None
     try:
