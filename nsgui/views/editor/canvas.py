@@ -366,6 +366,14 @@ class EditorCanvas(QWidget):
         if g is None:
             if self.tool == "polygon" and self._poly_points:
                 self.update()
+            elif self.tool == "select" and not self.read_only:
+                # show what a press here would do
+                if self.handle_at(pos) is not None:
+                    self.setCursor(Qt.SizeAllCursor)
+                elif self.item_at(pos) is not None:
+                    self.setCursor(Qt.OpenHandCursor)
+                else:
+                    self.setCursor(Qt.ArrowCursor)
             return
         if g["kind"] == "pan":
             d = pos - g["start"]
