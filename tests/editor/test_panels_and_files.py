@@ -258,3 +258,44 @@ def test_keyboard_delete_undo_escape(window, mouse, qtbot):
     assert set(canvas.selection) == {("body", "ball"), ("body", "ball2")}
     mouse.click(0.2, 0.5, Qt.ShiftModifier)
     assert canvas.selection == [("body", "ball2")]
+
+
+def test_template_dialog_fields_follow_the_parameter_list(qtbot):
+    from nsgui.views.editor.template_dialog import TemplateDialog
+    dlg = TemplateDialog("Chain of N links")
+    qtbot.addWidget(dlg)
+    dlg.inputs["n"].setValue(7)
+    dlg.inputs["link_length"].setValue(0.25)
+    dlg.inputs["n"].setValue(999)                  # clamped to the valid range
+    vals = dlg.values()
+    assert vals["n"] == 50 and np.isclose(vals["link_length"], 0.25)
+    s = make_template("Chain of N links", **vals)
+    assert len(s.bodies) == 50 and validate_scene(s) == []
+
+
+def test_contact_list_ticks_pairs_on_and_off(window, mouse):
+    doc, ed = window.document, window.editor
+    mouse.tool("ground")
+    mouse.click(0.0, 0.0)
+    mouse.tool("disk")
+    mouse.click(-0.3, 0.5)
+    mouse.click(0.3, 0.5)
+    table = ed.widget.contacts
+    ed.widget.side.setCurrentWidget(table)
+    table.refresh()
+    texts = [table.item(r, 1).text() for r in range(table.rowCount())]
+    assert len(texts) == 3 and any("ball.disk0 ↔ ball2.disk0" == t for t in texts)
+    row = texts.index("ball.disk0 ↔ ball2.disk0")
+    box = table.cellWidget(row, 0)
+    assert box.isChecked()
+    box.setChecked(False)
+    assert len(doc.scene.contacts) == 2
+    box.setChecked(True)
+    assert len(doc.scene.contacts) == 3
+    mu = table.cellWidget(row, 4)
+    mu.setValue(0.9)
+    c = next(c for c in doc.scene.contacts if c.b.body)
+    assert np.isclose(c.friction, 0.9)
+    table.cellWidget(row, 3).setValue(0.5)        # Moreau e = 0.5 → e_N = 1/3
+    c = next(x for x in doc.scene.contacts if x.b.body)   # each edit makes a new scene object
+    assert np.isclose(c.restitution, 1 / 3)

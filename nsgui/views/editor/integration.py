@@ -119,6 +119,7 @@ class EditorController(QObject):
             a = self.templates_menu.addAction(name + "…")
             a.triggered.connect(lambda _=False, n=name: self.new_from_template(n))
         self.own_file_actions = []
+        self.recent_menu = None
         if "open" not in existing:
             a = QAction("&Open…", self.window)
             a.setShortcut(QKeySequence.Open)
@@ -287,7 +288,7 @@ class EditorController(QObject):
             return []
 
     def _remember_recent(self, path):
-        if not path:
+        if not path or self.recent_menu is None:  # the window keeps its own recent list
             return
         items = [path] + [p for p in self.recent_files() if p != path]
         try:
