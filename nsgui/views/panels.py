@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QMenu, QPlainTextEdit, QTableWidget,
                                QTableWidgetItem, QTreeWidget, QTreeWidgetItem)
@@ -95,11 +95,25 @@ class EventsPanel(QTableWidget):
         self.setColumnWidth(0, 80)
         self.setColumnWidth(1, 90)
         self.cellClicked.connect(self._clicked)
-        controller.eventsAdded.connect(self.add_events)
+        self._pending = []
+        self._flush_timer = QTimer(self, singleShot=True, interval=250)
+        self._flush_timer.timeout.connect(self._flush)
+        controller.eventsAdded.connect(self._queue)
         controller.historyReset.connect(self.reload)
         self.truncated = 0
 
+    def _queue(self, events):
+        """Events arrive in bursts while running: add them to the table a few times a second."""
+        self._pending.extend(events)
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _flush(self):
+        events, self._pending = self._pending, []
+        self.add_events(events)
+
     def reload(self):
+        self._pending = []
         self.setRowCount(0)
         self.truncated = 0
         rec = self.controller.recorder
@@ -112,9 +126,9 @@ class EventsPanel(QTableWidget):
             self.truncated += len(events) - max(room, 0)
             events = events[:max(room, 0)]
         self.setUpdatesEnabled(False)
-        for e in events:
-            r = self.rowCount()
-            self.insertRow(r)
+        r0 = self.rowCount()
+        self.setRowCount(r0 + len(events))
+        for r, e in enumerate(events, start=r0):
             cells = [f"{e.t:.4f}", e.kind, str(e.name), str(getattr(e, "detail", "") or "")]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)

@@ -318,7 +318,7 @@ class PlotPanel(QWidget):
         t0 = time.perf_counter()
         for card in self.cards:
             card.refresh()
-        self._on_cursor()
+        self._on_cursor()  # (no argument: always moves the cursors)
         self._last_refresh = time.perf_counter()
         self._refresh_cost = self._last_refresh - t0
 
@@ -332,6 +332,8 @@ class PlotPanel(QWidget):
         self.refresh_all()
 
     def _on_cursor(self, *_):
+        if self.controller.following and self.controller.running and _ != ():
+            return  # live: the cursor sits at the newest sample; moved at the next refresh
         t = self.controller.cursor_time
         for card in self.cards:
             card.set_cursor(t)

@@ -11,6 +11,7 @@ No Qt here, so it is usable (and tested) without a display.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 import traceback
@@ -20,6 +21,11 @@ import numpy as np
 
 BUFFER_ROWS = 200_000
 BATCH_SECONDS = 0.01  # wall time of one batch of steps when running flat out
+YIELD_SECONDS = 0.0  # pause after each batch so the GUI thread gets the GIL at once
+# The GUI thread releases and re-takes the GIL around many Qt/OpenGL calls; with Python's default
+# 5 ms switch interval each re-take can wait for the stepping thread, and a frame made of hundreds
+# of such calls stalls for a second. A short interval keeps the event loop answering in time.
+SWITCH_INTERVAL = 0.0005
 SNAPSHOT_INTERVAL = 0.01  # simulated seconds between snapshots
 MIN_SPEED, MAX_SPEED = 0.01, 100.0
 
@@ -68,6 +74,8 @@ class SimRunner:
         self._rtf = 0.0
         self.sim = None  # owned by the worker thread
         self._last_snap_t = 0.0
+        if sys.getswitchinterval() > SWITCH_INTERVAL:
+            sys.setswitchinterval(SWITCH_INTERVAL)
         self._thread = threading.Thread(target=self._loop, name="nsgui-simulation", daemon=True)
         self._thread.start()
 
@@ -225,6 +233,8 @@ class SimRunner:
                 batch = int(min(max(BATCH_SECONDS / max(per, 1e-7), 1), 20000))
             elif not single:
                 batch = max(1, int(0.02 * speed / dt))
+            if not single:
+                time.sleep(YIELD_SECONDS)
             rate_steps += len(rows)
             rate_sim += len(rows) * dt
             with self._cond:

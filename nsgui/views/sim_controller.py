@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from nsgui.engine.recorder import Recorder
 from nsgui.views.runner import SimRunner
 
-DISPLAY_HZ = 40
+DISPLAY_HZ = 30
 
 
 def default_simulator_factory(model):
@@ -67,7 +67,11 @@ class SimulationController(QObject):
 
     def __init__(self, simulator_factory=None, parent=None, memory_cap=None):
         super().__init__(parent)
-        self.runner = SimRunner(simulator_factory or default_simulator_factory)
+        if simulator_factory is None:  # the real engine: in its own process (no GIL contention)
+            from nsgui.views.process_runner import ProcessRunner
+            self.runner = ProcessRunner()
+        else:
+            self.runner = SimRunner(simulator_factory)
         self.model = None
         self.recorder: Recorder | None = None
         self.previous: Recorder | None = None  # the old branch, kept until discarded

@@ -6,8 +6,10 @@ contact frames come from the compiled model's `body_poses` / `contact_frames`)."
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from nsgui.views import geometry3d as geo
@@ -55,6 +57,8 @@ class View3D(QWidget):
                                                       elevation=CAMERA_ELEVATION)
             layout.addWidget(self.canvas.native)
             self._make_dynamic_visuals()
+            self.canvas.events.draw.connect(self._drawn, position="first")
+            self.canvas.events.draw.connect(self._draw_done, position="last")
         except Exception as exc:  # no OpenGL: keep the app usable without the 3D view
             self.canvas = None
             self.error = f"3D view unavailable: {exc}"
@@ -62,8 +66,34 @@ class View3D(QWidget):
             label.setAlignment(Qt.AlignCenter)
             label.setWordWrap(True)
             layout.addWidget(label)
+        self._late = QTimer(self, singleShot=True)
+        if self.canvas is not None:
+            self._late.timeout.connect(self.canvas.update)
         controller.cursorChanged.connect(self.show_row)
         controller.historyReset.connect(self._on_history_reset)
+
+    # ------------------------------------------------------------------ redraw pacing
+    # With software OpenGL a frame can cost tens of milliseconds: redraws are spaced so that
+    # drawing takes at most about a third of the GUI thread's time, and the last state is
+    # always drawn (a late redraw is scheduled instead of dropping it).
+    _draw_started = 0.0
+    _draw_cost = 0.0
+    _last_draw = 0.0
+
+    def _drawn(self, _ev):
+        self._draw_started = time.perf_counter()
+
+    def _draw_done(self, _ev):
+        now = time.perf_counter()
+        self._draw_cost = 0.7 * self._draw_cost + 0.3 * (now - self._draw_started)
+        self._last_draw = now
+
+    def _request_update(self):
+        wait = 2 * self._draw_cost - (time.perf_counter() - self._last_draw)
+        if wait <= 0:
+            self.canvas.update()
+        elif not self._late.isActive():
+            self._late.start(int(1000 * wait) + 1)
 
     # ------------------------------------------------------------------ building
     def _make_dynamic_visuals(self):
@@ -200,7 +230,7 @@ class View3D(QWidget):
         self._draw_joints(poses)
         self._draw_contacts(q, vals, rec)
         self._draw_trails(rec, row if vals is not None else None)
-        self.canvas.update()
+        self._request_update()
 
     def _draw_joints(self, poses):
         idx = {n: i for i, n in enumerate(self.model.body_names)}

@@ -30,6 +30,8 @@ def test_columns_rows_and_time_lookup():
 
 
 def test_memory_cap_spills_to_disk_and_loses_nothing(tmp_path):
+    tmp_path = tmp_path / "spill"
+    tmp_path.mkdir()
     r = Recorder(["t", "a", "b"], chunk_rows=1000, memory_cap=3 * 1000 * 3 * 8, spill_dir=tmp_path)
     data = rows(20_500)
     for i in range(0, len(data), 777):

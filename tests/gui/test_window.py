@@ -202,9 +202,12 @@ def test_exports_read_back_equal_history(window, scene_file, tmp_path, qtbot):
         path = str(tmp_path / f"run.{ext}")
         n = exports.export_video(window.view3d, window.controller, path, fps=20, speed=0.5)
         assert n == len(exports.video_frame_times(0.0, 0.3, 20, 0.5)) == 13
-        frames = list(iio.get_reader(path))
-        assert len(frames) == n
-        assert np.abs(frames[0].astype(int) - frames[-1].astype(int)).mean() > 0.1
+        reader = iio.get_reader(path)
+        count = reader.count_frames() if ext == "mp4" else reader.get_length()
+        assert count == n
+        first, last = reader.get_data(0), reader.get_data(n - 1)
+        reader.close()
+        assert first.shape[0] > 100 and np.abs(first.astype(int) - last.astype(int)).mean() > 0.1
     # a cancelled export leaves nothing behind
     with pytest.raises(exports.Cancelled):
         exports.export_video(window.view3d, window.controller, str(tmp_path / "x.mp4"),
@@ -215,6 +218,9 @@ def test_exports_read_back_equal_history(window, scene_file, tmp_path, qtbot):
 
 def test_gui_answers_within_50ms_while_running_flat_out(window, scene_file, qtbot):
     from PySide6.QtCore import QElapsedTimer, QTimer
+    load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    if load > 1.0:
+        pytest.skip(f"machine overloaded (load {load:.1f} per CPU): latency cannot be measured fairly")
     assert window.open_scene(scene_file)
     c = window.controller
     window.set_speed(None)
@@ -236,7 +242,7 @@ def test_gui_answers_within_50ms_while_running_flat_out(window, scene_file, qtbo
     qtbot.wait(1500)
     timer.stop()
     assert window.is_running() and len(c.recorder) > 500
-    assert max(gaps) < 50, f"event loop stalled {max(gaps)} ms"
+    assert len(gaps) > 100 and max(gaps) < 50, f"event loop stalled {max(gaps)} ms ({len(gaps)} ticks)"
     window.controller.pause()
 
 
@@ -250,9 +256,9 @@ def test_close_during_run_stops_the_worker(qtbot, gl, scene_file):
     w.play()
     qtbot.waitUntil(lambda: w.controller.recorder is not None and len(w.controller.recorder) > 10,
                     timeout=30000)
-    thread = w.controller.runner._thread
+    proc = w.controller.runner._proc
     w.close()
-    assert not thread.is_alive()
+    assert not proc.is_alive()
 
 
 def test_play_refused_with_reasons_when_scene_has_problems(window, scene_file, qtbot):

@@ -1,0 +1,199 @@
+"""The simulation in a child process, behind the same interface as `SimRunner`.
+
+A thread in the GUI process competes with the GUI for Python's GIL: every Qt/OpenGL call that
+releases and re-takes it waits for the stepping thread, and frames stall. In a child process the
+stepping never touches the GUI's interpreter. The child runs a `SimRunner` (the same worker thread
+and bounded buffer) and forwards what it drains through a pipe; at most a few messages are in flight,
+so the child's bounded buffer still applies back-pressure and nothing is dropped.
+
+The child compiles the scene itself (from its dict), so only plain data crosses: scene dicts,
+SimState snapshots, signal rows, events.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+
+import numpy as np
+
+from nsgui.views.runner import SNAPSHOT_INTERVAL, Drained
+
+MAX_IN_FLIGHT = 4
+POLL_SECONDS = 0.01
+
+
+def _child_factory(scene_dict):
+    from nsgui.engine import Simulator, compile_scene, scene_from_dict
+    return Simulator(compile_scene(scene_from_dict(scene_dict)))
+
+
+def _child_main(conn, snapshot_interval):
+    try:  # when CPUs are short, the window's responsiveness comes before stepping speed
+        os.nice(10)
+    except (AttributeError, OSError):
+        pass
+    from nsgui.views.runner import SimRunner
+    runner = SimRunner(_child_factory, snapshot_interval=snapshot_interval)
+    gen = 0
+    acked = 0
+    sent = 0
+    ncmd = 0  # requests handled (acks excluded): replies tell the parent which requests they follow
+    try:
+        while True:
+            while conn.poll(0 if sent - acked < MAX_IN_FLIGHT else POLL_SECONDS):
+                cmd, *args = conn.recv()
+                if cmd == "quit":
+                    return
+                if cmd == "ack":
+                    acked = args[0]
+                    continue
+                ncmd += 1
+                if cmd == "load":
+                    gen, scene_dict, state, running = args
+                    runner.load(scene_dict, state=state, running=running)
+                else:
+                    getattr(runner, cmd)(*args)
+                if sent - acked >= MAX_IN_FLIGHT:
+                    break
+            if sent - acked < MAX_IN_FLIGHT:
+                d = runner.drain()
+                busy = runner.busy
+                sent += 1
+                conn.send((sent, ncmd, gen, busy, d))
+            time.sleep(POLL_SECONDS)
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        pass
+    finally:
+        runner.quit(timeout=2.0)
+
+
+class ProcessRunner:
+    """Same requests as SimRunner; `load` takes the Model whose `scene` the child compiles."""
+
+    def __init__(self, snapshot_interval=SNAPSHOT_INTERVAL):
+        self.snapshot_interval = snapshot_interval
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_child_main, args=(child, snapshot_interval),
+                                 name="nsgui-simulation", daemon=True)
+        self._proc.start()
+        child.close()
+        self._generation = 0
+        self._running = False
+        self._speed = 1.0
+        self._ncmd = 0  # requests sent
+        self._seen = 0  # requests the child had handled when it sent its last reply
+        self._child_busy = False
+        self._pending: list[Drained] = []
+        self._names = []
+        self._alive = True
+
+    # ------------------------------------------------------------------ requests
+    def _send(self, *msg):
+        if not self._alive:
+            return
+        try:
+            self._conn.send(msg)
+            self._ncmd += 1
+        except (BrokenPipeError, OSError):
+            self._alive = False
+
+    def load(self, model, state=None, running=None):
+        from nsgui.engine import scene_to_dict
+        self._generation += 1
+        if running is not None:
+            self._running = running
+        self._send("load", self._generation, scene_to_dict(model.scene), state, bool(self._running))
+        return self._generation
+
+    def play(self):
+        self._running = True
+        self._send("play")
+
+    def pause(self):
+        self._running = False
+        self._send("pause")
+
+    def step(self, n=1):
+        self._running = False
+        self._send("step", int(n))
+
+    def set_speed(self, factor):
+        self._speed = factor
+        self._send("set_speed", factor)
+
+    def run_until(self, t):
+        self._running = True
+        self._send("run_until", float(t))
+
+    @property
+    def speed(self):
+        return self._speed
+
+    @property
+    def running(self):
+        return self._running
+
+    @property
+    def generation(self):
+        return self._generation
+
+    @property
+    def busy(self):
+        """True until a reply sent after the last request says the child is idle."""
+        self._receive()
+        if not self._alive:
+            return False
+        return self._child_busy or self._seen < self._ncmd
+
+    def quit(self, timeout=5.0):
+        self._send("quit")
+        self._proc.join(timeout)
+        if self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(1.0)
+        self._alive = False
+        return not self._proc.is_alive()
+
+    # ------------------------------------------------------------------ data
+    def _receive(self):
+        if not self._alive:
+            return
+        try:
+            while self._conn.poll(0):
+                seq, ncmd, gen, busy, d = self._conn.recv()
+                self._conn.send(("ack", seq))
+                self._seen = ncmd
+                if gen != self._generation:
+                    continue
+                if ncmd == self._ncmd:  # the reply follows every request: its state is current
+                    self._child_busy = busy
+                    self._running = d.running
+                self._pending.append(d)
+        except (EOFError, OSError):
+            self._alive = False
+            self._pending.append(Drained(self._generation, self._names, np.empty((0, len(self._names))),
+                                         errors=["the simulation process stopped unexpectedly"]))
+
+    def drain(self) -> Drained:
+        self._receive()
+        parts, self._pending = self._pending, []
+        out = Drained(self._generation, self._names, np.empty((0, len(self._names))),
+                      running=self._running and self._alive)
+        for d in parts:
+            if d.new_run:
+                self._names = list(d.names)
+                out = Drained(self._generation, self._names, d.rows, list(d.snapshots), list(d.events),
+                              list(d.errors), new_run=True)
+                continue
+            base = len(out.rows)
+            if len(d.rows):
+                out.rows = np.concatenate([out.rows, d.rows]) if base else d.rows
+            out.snapshots += [(base + i, t, s) for i, t, s in d.snapshots]
+            out.events += d.events
+            out.errors += d.errors
+            out.steps_per_second, out.realtime_factor = d.steps_per_second, d.realtime_factor
+        out.running = self._running and self._alive
+        return out
