@@ -642,6 +642,7 @@ class EditorCanvas(QWidget):
             except Exception:  # never let one odd item stop the drawing
                 continue
         self._paint_contacts(p, sel)
+        self._paint_velocities(p)
         for h in self.handles() if not self.read_only else []:
             c = self.view.w2s(h.world)
             p.setPen(QPen(QColor(40, 40, 40), 1))
@@ -716,6 +717,31 @@ class EditorCanvas(QWidget):
                 if b is None:
                     continue
             p.drawLine(self.view.w2s(a), self.view.w2s(b))
+
+    def _paint_velocities(self, p):
+        """Arrows for the initial velocities of free bodies (length: the distance covered in 0.2 s)."""
+        scene = self.document.scene
+        p.setPen(QPen(QColor("#2a7d2a"), 2))
+        for j in scene.joints:
+            if j.type != "free" or j.child not in self.poses:
+                continue
+            v = np.array([scene.initial.v.get(f"{j.name}.x", 0.0), scene.initial.v.get(f"{j.name}.y", 0.0)])
+            if not np.any(v):
+                continue
+            parent = (0.0, 0.0, 0.0) if j.parent == WORLD else self.poses.get(j.parent, (0.0, 0.0, 0.0))
+            v = rot(parent[2]) @ v
+            a = np.array(self.poses[j.child][:2])
+            b = a + 0.2 * v
+            sa, sb = self.view.w2s(a), self.view.w2s(b)
+            p.drawLine(sa, sb)
+            d = np.array([sb.x() - sa.x(), sb.y() - sa.y()])
+            L = float(np.hypot(*d))
+            if L > 1e-6:
+                u = d / L
+                n = np.array([-u[1], u[0]])
+                for side in (1, -1):
+                    tip = np.array([sb.x(), sb.y()]) - 8 * u + side * 4 * n
+                    p.drawLine(sb, QPointF(*tip))
 
     def _shape_centre(self, body, shape):
         bd = ops.find(self.document.scene.bodies, body)

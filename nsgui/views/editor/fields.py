@@ -111,6 +111,7 @@ class TextField(Field):
     def __init__(self, inspector, get, set_, label):
         super().__init__(inspector, get, set_, label)
         self.edit = QLineEdit()
+        self.edit.setMinimumWidth(60)
         self.edit.editingFinished.connect(lambda: self.commit(self.edit.text()))
         self.widget = self.edit
         self.refresh()
@@ -157,6 +158,7 @@ class ColorField(Field):
     def __init__(self, inspector, get, set_, label):
         super().__init__(inspector, get, set_, label)
         self.button = QPushButton()
+        self.button.setMinimumWidth(40)
         self.button.clicked.connect(self._pick)
         self.widget = self.button
         self.refresh()

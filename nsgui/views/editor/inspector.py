@@ -30,6 +30,21 @@ def _find(lst, name):
     return ops.find(lst, name)
 
 
+def _value(text):
+    """A read-only value that wraps instead of widening the inspector."""
+    lab = QLabel(text)
+    lab.setWordWrap(True)
+    lab.setMinimumWidth(40)
+    return lab
+
+
+def _button(text):
+    btn = QPushButton(text)
+    btn.setMinimumWidth(40)  # long names are cut rather than widening the inspector
+    btn.setToolTip(text)
+    return btn
+
+
 class Inspector(QWidget):
     message = Signal(str)
     selectRequested = Signal(object)  # a ref to select (e.g. a body's joint)
@@ -247,9 +262,8 @@ class Inspector(QWidget):
         j = joint_of(s, name)
         self._section("Joint")
         if j is not None:
-            kind = {"free": "free (moves freely)", "revolute": "pin", "prismatic": "slider",
-                    "fixed": "weld"}[j.type]
-            btn = QPushButton(f"{j.name}: {kind}, parent {j.parent}")
+            kind = {"free": "free", "revolute": "pin", "prismatic": "slider", "fixed": "weld"}[j.type]
+            btn = _button(f"{kind} to {j.parent} ({j.name})")
             btn.setToolTip("select this joint")
             btn.clicked.connect(lambda: self.canvas.set_selection([("joint", j.name)]))
             self.form.addRow("Attached by", btn)
@@ -299,9 +313,9 @@ class Inspector(QWidget):
         self._name("joint", name, lambda sc: sc.joints)
         kind = {"free": "free", "revolute": "pin (revolute)", "prismatic": "slider (prismatic)",
                 "fixed": "weld (fixed)"}[j.type]
-        self.form.addRow("Type", QLabel(kind))
-        self.form.addRow("Parent", QLabel(j.parent))
-        self.form.addRow("Child", QLabel(j.child))
+        self.form.addRow("Type", _value(kind))
+        self.form.addRow("Parent", _value(j.parent))
+        self.form.addRow("Child", _value(j.child))
         if j.type == "free":
             self._note("A free joint lets the body move on its own. Use the pin, slider or weld "
                        "tools to attach it.")
@@ -341,7 +355,7 @@ class Inspector(QWidget):
                           lambda sc, v: setattr(L(sc), "restitution", v), lo=0, hi=1, step=0.05)
             acts = [a.name for a in s.actuators if a.joint == name]
             if acts:
-                btn = QPushButton(f"actuator {acts[0]}")
+                btn = _button(f"actuator {acts[0]}")
                 btn.clicked.connect(lambda: self.canvas.set_selection([("actuator", acts[0])]))
                 self.form.addRow("Driven by", btn)
         self._coords(name)
@@ -350,7 +364,7 @@ class Inspector(QWidget):
         o = _find(self.document.scene.obstacles, name)
         O = lambda sc: _find(sc.obstacles, name)  # noqa: E731
         self._name("obstacle", name, lambda sc: sc.obstacles)
-        self.form.addRow("Type", QLabel(o.type))
+        self.form.addRow("Type", _value(o.type))
         if o.type == "segment":
             self._vec("End a", lambda sc: O(sc).a, lambda sc, v: setattr(O(sc), "a", v), lo=-1e4, hi=1e4)
             self._vec("End b", lambda sc: O(sc).b, lambda sc, v: setattr(O(sc), "b", v), lo=-1e4, hi=1e4)
@@ -375,7 +389,7 @@ class Inspector(QWidget):
         C = lambda sc: _find(sc.contacts, name)  # noqa: E731
         self._name("contact", name, lambda sc: sc.contacts)
         other = f"obstacle {c.b.obstacle}" if c.b.obstacle else f"{c.b.body}.{c.b.shape}"
-        self.form.addRow("Between", QLabel(f"{c.a.body}.{c.a.shape}  and  {other}"))
+        self.form.addRow("Between", _value(f"{c.a.body}.{c.a.shape}  and  {other}"))
         self._num("Restitution e_N", lambda sc: C(sc).restitution,
                   lambda sc, v: setattr(C(sc), "restitution", v), lo=0, hi=1, step=0.05)
         self._num("Moreau e", lambda sc: e_moreau(C(sc).restitution),
@@ -389,7 +403,7 @@ class Inspector(QWidget):
         F = lambda sc: _find(sc.forces, name)  # noqa: E731
         self._name("force", name, lambda sc: sc.forces)
         if f.type == "spring":
-            self.form.addRow("Between", QLabel(f"{f.a.body} and {f.b.body}"))
+            self.form.addRow("Between", _value(f"{f.a.body} and {f.b.body}"))
             self._num("Stiffness k", lambda sc: F(sc).stiffness, lambda sc, v: setattr(F(sc), "stiffness", v),
                       unit="N/m", lo=0, hi=1e9, decimals=3, step=10)
             self._num("Damping c", lambda sc: F(sc).damping, lambda sc, v: setattr(F(sc), "damping", v),
@@ -402,7 +416,7 @@ class Inspector(QWidget):
             self._vec("End b (in its body)", lambda sc: F(sc).b.point, lambda sc, v: setattr(F(sc).b, "point", v),
                       lo=-1e4, hi=1e4)
         elif f.type == "joint_spring":
-            self.form.addRow("Joint", QLabel(str(f.joint)))
+            self.form.addRow("Joint", _value(str(f.joint)))
             self._num("Stiffness k", lambda sc: F(sc).stiffness, lambda sc, v: setattr(F(sc), "stiffness", v),
                       lo=0, hi=1e9, decimals=3, step=1)
             self._num("Damping c", lambda sc: F(sc).damping, lambda sc, v: setattr(F(sc), "damping", v),
@@ -423,7 +437,7 @@ class Inspector(QWidget):
         A = lambda sc: _find(sc.actuators, name)  # noqa: E731
         C = lambda sc: A(sc).controller  # noqa: E731
         self._name("actuator", name, lambda sc: sc.actuators)
-        self.form.addRow("Joint", QLabel(a.joint))
+        self.form.addRow("Joint", _value(a.joint))
         self._num("Force limit", lambda sc: A(sc).limit, lambda sc, v: setattr(A(sc), "limit", v),
                   unit="N or N·m", lo=1e-9, hi=1e9, decimals=3, step=1, nullable=True, auto_text="none",
                   auto_value=lambda sc: 0.0)
