@@ -72,10 +72,13 @@ class SceneDocument(QObject):
         self._problems_cache = None
         self.changed.emit()
 
-    def replace_scene_silently(self, scene) -> None:
-        """Used by whole-scene undo commands: swap the scene object without touching the stack."""
+    def replace_scene_silently(self, scene, notify: bool = True) -> None:
+        """Used by whole-scene undo commands: swap the scene object without touching the stack.
+        `notify=False` defers the `changed` signal to the caller (see commands.edit)."""
         self._scene = scene
-        self.notify_changed()
+        self._problems_cache = None
+        if notify:
+            self.notify_changed()
 
     # -- files -------------------------------------------------------------------------------
     def set_scene(self, scene, path: str | None = None) -> None:

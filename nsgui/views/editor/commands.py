@@ -50,7 +50,10 @@ class EditCommand(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self.document.replace_scene_silently(self.after)
+        # QUndoStack.push runs the first redo before the command is on the stack; `edit` sends
+        # `changed` right after the push so that listeners see a stack that already holds it
+        first, self._pushing = getattr(self, "_pushing", False), False
+        self.document.replace_scene_silently(self.after, notify=not first)
 
     def undo(self) -> None:
         self.document.replace_scene_silently(self.before)
@@ -63,12 +66,18 @@ def edit(document, text: str, fn, merge_key=None) -> None:
     before = document.scene
     after = copy.deepcopy(before)
     fn(after)
-    document.push(EditCommand(document, text, before, after, merge_key))
+    _push(document, EditCommand(document, text, before, after, merge_key))
+
+
+def _push(document, command) -> None:
+    command._pushing = True
+    document.push(command)
+    document.notify_changed()
 
 
 def replace_scene(document, text: str, scene) -> None:
     """Replace the whole scene (templates, New from the editor) as one undoable command."""
-    document.push(EditCommand(document, text, document.scene, copy.deepcopy(scene)))
+    _push(document, EditCommand(document, text, document.scene, copy.deepcopy(scene)))
 
 
 # -- paths: ("bodies", "pendulum", "shapes", "disk0", "radius") ---------------------------------
