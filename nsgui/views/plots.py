@@ -16,7 +16,7 @@ pg.setConfigOptions(antialias=False, background="w", foreground="#333")
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2", "#7f7f7f", "#bcbd22"]
 CURSOR_PEN = pg.mkPen("#e8a317", width=1.5)
-MIN_PLOT_HEIGHT = 150
+MIN_PLOT_HEIGHT = 190
 
 
 def default_plots(names):
@@ -62,8 +62,11 @@ class PlotCard(QWidget):
         self.plot.setMinimumHeight(MIN_PLOT_HEIGHT - 30)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.item = self.plot.getPlotItem()
-        self.legend = self.item.addLegend(offset=(-5, 5), labelTextSize="7pt", verSpacing=-8,
-                                          brush=pg.mkBrush(255, 255, 255, 190))
+        # the legend is a line of coloured names above the plot: it never hides the curves
+        self.legend_label = QLabel()
+        self.legend_label.setWordWrap(True)
+        self.legend_label.setStyleSheet("font-size: 8pt")
+        lay.addWidget(self.legend_label)
         lay.addWidget(self.plot, 1)
         self.setMinimumHeight(MIN_PLOT_HEIGHT)
 
@@ -95,11 +98,12 @@ class TimePlot(PlotCard):
         if name in self.curves:
             return
         color = PALETTE[len(self.curves) % len(PALETTE)]
-        curve = self.item.plot([], [], pen=pg.mkPen(color, width=1.5), name=name)
+        curve = self.item.plot([], [], pen=pg.mkPen(color, width=1.5))
+        curve.color = color
         curve.setDownsampling(auto=True, method="peak")
         curve.setClipToView(True)
         self.curves[name] = curve
-        self.legend.setColumnCount(1 if len(self.curves) <= 3 else 2)
+        self._update_legend()
         if name.startswith("contact.") and (name.endswith(".pn") or name.endswith(".pt")):
             sc = pg.ScatterPlotItem(size=7, symbol="t1", pen=pg.mkPen(color), brush=pg.mkBrush(color))
             self.item.addItem(sc)
@@ -111,10 +115,11 @@ class TimePlot(PlotCard):
             item = store.pop(name, None)
             if item is not None:
                 self.item.removeItem(item)
-        try:
-            self.legend.removeItem(name)
-        except Exception:
-            pass
+        self._update_legend()
+
+    def _update_legend(self):
+        self.legend_label.setText("&nbsp; ".join(
+            f'<span style="color:{c.color}">■</span>&nbsp;{n}' for n, c in self.curves.items()))
 
     def refresh(self):
         c = self.controller

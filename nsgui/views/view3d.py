@@ -150,7 +150,8 @@ class View3D(QWidget):
                                       shading="flat", parent=self.view.scene)
             mesh.transform = scene.transforms.MatrixTransform()
             self._body_nodes.append(mesh)
-        box = (self.center - 0.6 * self.extent, self.center + 0.6 * self.extent)
+        half = np.array([0.65, 0.45]) * self.extent  # walls and grounds are drawn this far
+        box = (self.center - half, self.center + half)
         for o in s.obstacles:
             mesh = geo.obstacle_mesh(o, self.extent, -self.depth, self.depth, box)
             if mesh is None:
@@ -190,7 +191,7 @@ class View3D(QWidget):
         cam = self.view.camera
         cam.center = (float(self.center[0]), float(self.center[1]), 0.0)
         cam.azimuth, cam.elevation = CAMERA_AZIMUTH, CAMERA_ELEVATION
-        cam.scale_factor = 1.25 * self.extent
+        cam.scale_factor = 1.0 * self.extent
         cam.distance = None
         self.canvas.update()
 
