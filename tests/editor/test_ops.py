@@ -169,3 +169,16 @@ def test_overlap_and_unreachable_contact_reported():
     t.contacts.append(ops.make_contact(t, ((ball, "disk0"), ("obstacle", g))))
     w = editor_problems(t)
     assert [p.severity for p in w] == ["warning"] and "can never touch" in w[0].message
+
+
+def test_joint_spring_at_rest_where_the_joint_is():
+    s, bar = pendulum_scene()
+    s.initial.q["pin_bar"] = 0.4
+    name = ops.add_joint_spring(s, "pin_bar", stiffness=5.0)
+    f = ops.find(s.forces, name)
+    assert f.type == "joint_spring" and f.rest == 0.4 and f.stiffness == 5.0
+    assert validate_scene(s) == []
+    ops.rename_item(s, "joint", "pin_bar", "hinge")
+    assert f.joint == "hinge" and validate_scene(s) == []
+    ops.remove_items(s, {("joint", "hinge")})
+    assert s.forces == [] and validate_scene(s) == []

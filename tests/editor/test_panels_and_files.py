@@ -299,3 +299,31 @@ def test_contact_list_ticks_pairs_on_and_off(window, mouse):
     table.cellWidget(row, 3).setValue(0.5)        # Moreau e = 0.5 → e_N = 1/3
     c = next(x for x in doc.scene.contacts if x.b.body)   # each edit makes a new scene object
     assert np.isclose(c.restitution, 1 / 3)
+
+
+def test_joint_inspector_adds_a_joint_spring_and_limits(window, mouse):
+    from PySide6.QtWidgets import QPushButton
+    doc, ed = window.document, window.editor
+    mouse.tool("bar")
+    mouse.drag((0.0, 1.0), (0.4, 1.0))
+    mouse.tool("pin")
+    mouse.click(0.0, 1.0)
+    assert ed.canvas.selection == [("joint", "pin_bar")]
+    insp = ed.widget.inspector
+    add = next(b for b in insp.scroll.widget().findChildren(QPushButton) if b.text().startswith("Add a spring"))
+    add.click()
+    f = doc.scene.forces[0]
+    assert f.type == "joint_spring" and f.joint == "pin_bar"
+    assert ed.canvas.selection == [("force", f.name)]
+    k = next(x for x in insp.fields if x.label == "Stiffness k")
+    k.spin.setValue(25.0)
+    assert doc.scene.forces[0].stiffness == 25.0
+    ed.canvas.set_selection([("joint", "pin_bar")])
+    lim = next(x for x in insp.fields if x.label == "Limited")
+    lim.box.setChecked(True)
+    j = doc.scene.joints[0]
+    assert j.limits is not None and np.isclose(j.limits.lower, -np.pi / 2)
+    upper = next(x for x in insp.fields if x.label == "Upper")
+    upper.spin.setValue(45.0)                      # shown in degrees, stored in radians
+    assert np.isclose(doc.scene.joints[0].limits.upper, np.pi / 4)
+    assert validate_scene(doc.scene) == []

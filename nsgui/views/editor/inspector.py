@@ -358,7 +358,24 @@ class Inspector(QWidget):
                 btn = _button(f"actuator {acts[0]}")
                 btn.clicked.connect(lambda: self.canvas.set_selection([("actuator", acts[0])]))
                 self.form.addRow("Driven by", btn)
+            springs = [f.name for f in s.forces if f.type == "joint_spring" and f.joint == name]
+            for fname in springs:
+                btn = _button(f"spring {fname}")
+                btn.clicked.connect(lambda _=False, n=fname: self.canvas.set_selection([("force", n)]))
+                self.form.addRow("Joint spring", btn)
+            add = _button("Add a spring–damper on this joint")
+            add.clicked.connect(lambda: self._add_joint_spring(name))
+            self.form.addRow(add)
         self._coords(name)
+
+    def _add_joint_spring(self, joint_name):
+        out = {}
+
+        def run(scene):
+            out["name"] = ops.add_joint_spring(scene, joint_name)
+        self._contact_commit("Add joint spring", run)
+        if out.get("name"):
+            self.canvas.set_selection([("force", out["name"])])
 
     def _obstacle_form(self, name):
         o = _find(self.document.scene.obstacles, name)

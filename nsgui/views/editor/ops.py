@@ -277,6 +277,17 @@ def add_spring(scene, a_body: str, a_world, b_body: str, b_world, stiffness=100.
     return name
 
 
+def add_joint_spring(scene, joint_name: str, stiffness=10.0, damping=0.0) -> str:
+    """A spring–damper on a pin's or slider's coordinate, at rest at the current value."""
+    j = find(scene.joints, joint_name)
+    if j is None or j.type not in ("revolute", "prismatic"):
+        raise EditRefused("a joint spring acts on a pin or slider joint")
+    name = unique_name(all_names(scene), f"spring_{joint_name}")
+    scene.forces.append(ForceElement(name=name, type="joint_spring", joint=joint_name, stiffness=float(stiffness),
+                                     damping=float(damping), rest=float(scene.initial.q.get(joint_name, 0.0))))
+    return name
+
+
 def add_actuator(scene, joint_name: str) -> str:
     j = find(scene.joints, joint_name)
     if j is None or j.type not in ("revolute", "prismatic"):
