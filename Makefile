@@ -16,11 +16,13 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m nsgui.engine.warmup
 	touch $(STAMP)
 
 venv: $(STAMP)
 
 run: $(STAMP)
+	$(PY) -m nsgui.engine.warmup -q
 	$(VENV)/bin/nsgui $(SCENE)
 
 # Installs Xvfb and Mesa when run as root on a Debian-like machine and they are missing.
@@ -36,6 +38,7 @@ system-deps:
 	fi
 
 test: system-deps $(STAMP)
+	$(PY) -m nsgui.engine.warmup -q
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -3,6 +3,10 @@
 Pure numpy/scipy/numba; never imports Qt or views. See docs/engine-api.md.
 """
 
+from ._numba_cache import ensure_fresh as _ensure_fresh
+
+_ensure_fresh()
+
 from .scene import (Actuator, Body, Contact, Controller, ForceElement, Initial, Joint, JointLimits, Obstacle,
                     PointRef, Problem, Scene, SceneError, Settings, Shape, ShapeRef, body_mass_properties,
                     coordinate_names, dumps_scene, load_scene, loads_scene, save_scene, scene_from_dict,

@@ -560,8 +560,9 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                     tau, st, itp = lemke(Wp, qp, 50 * mp + 100)
                 if st != 0:
                     break
-                dq = Xp @ tau
-                q += dq
+                for r in range(mp):
+                    for i in range(n):
+                        q[i] += Xp[i, r] * tau[r]
                 U_before = Upot
                 Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi,
                                      ff, gx, gy, pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F,

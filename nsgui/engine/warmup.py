@@ -1,0 +1,33 @@
+"""Compile (or load from numba's on-disk cache) every kernel once: `python -m nsgui.engine.warmup`.
+
+The first compile of the stepping loop takes a minute or two on a fresh machine; `make run` and
+`make test` call this after installing so that the app and the tests start with a warm cache.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
+
+
+def warm_up(verbose=False):
+    from . import compile_scene, load_scene, simulate
+    t0 = time.perf_counter()
+    # frictional + frictionless contacts, nonlinear M (revolute joints), actuators, projection on and off
+    for name, projection in (("two_link_arm", True), ("sliding_box", False), ("default", True)):
+        path = SCENES / f"{name}.json"
+        if not path.exists():
+            continue
+        scene = load_scene(path)
+        for solver in ("auto", "lemke", "nsgs"):
+            simulate(scene, duration=5 * scene.settings.dt, projection=projection, solver=solver)
+        model = compile_scene(scene)
+        q = model.q0
+        model.body_poses(q), model.contact_frames(q), model.contact_jacobians(q), model.potential_energy(q)
+    if verbose:
+        print(f"numba kernels ready in {time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    warm_up(verbose="-q" not in sys.argv)
