@@ -150,3 +150,18 @@ def test_python_controller_uses_the_model_and_its_sampling_period():
     u = sim2.run(100)[:, sim2.signal_names.index("u.shoulder_motor")]
     assert len(np.unique(u)) == 10
     assert np.all(u[:10] == u[0]) and u[10] != u[9]
+
+
+def test_solver_that_cannot_converge_stops_the_run_naming_time_and_contact():
+    scene = load_scene(SCENES / "sliding_box.json")
+    scene.settings.solver = "nsgs"
+    scene.settings.max_iterations = 1
+    scene.settings.tolerance = 1e-14
+    result = simulate(scene, duration=0.05)
+    failure = result.summary["failure"]
+    assert failure.startswith("t = 0.001 s") and "box_ground[" in failure
+    assert any(e.kind == "solver_warning" for e in result.events)
+    assert len(result.t) == 1  # the initial state, kept
+    # with a sane cap the same problem converges and the run completes
+    scene.settings.max_iterations = 1000
+    assert simulate(scene, duration=0.05).summary["failure"] is None

@@ -183,12 +183,18 @@ class Simulator:
         nsteps = int(nsteps)
         rows = np.empty((nsteps if record else 0, len(self.signal_names)))
         prev_status = self._status.copy()
+        prev_warnings = self._stats[st.ST_WARNINGS]
         code, done, cand = st.run_steps(nsteps, rows, self._q, self._v, self._t, self._energy, self._lamN,
                                         self._lamT, self._status, self._u, self._next, self._stats,
                                         *m.kernel_args()[:14], self._ai, m.af, m.fs, m.isets,
                                         m.M_const, m.Minv_const,
                                         m.ccols, m.ccn)
         self.step_count += done
+        new_warnings = int(self._stats[st.ST_WARNINGS] - prev_warnings)
+        if new_warnings:
+            self._events.append(Event(self.t, "solver_warning", "",
+                                      f"{new_warnings} step problem(s) stopped at the iteration cap "
+                                      f"(last error {self._stats[st.ST_LASTERR]:.1e})"))
         if record and done:
             self._row[:] = rows[done - 1]
             self._collect_events(rows[:done], prev_status)
