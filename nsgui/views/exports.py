@@ -39,9 +39,10 @@ def _discard(tmp):
 
 
 def export_data(recorder, path, fmt, attrs=None, progress=None):
-    """All recorded signals with the names of `nsgui run` (column per signal)."""
+    """All recorded signals with the names of `nsgui run` (column per signal). `recorder` may also
+    be the dict of signals already taken from it (to write from another thread)."""
     from nsgui.engine.export import write_csv, write_hdf5
-    signals = recorder.signals()
+    signals = recorder if isinstance(recorder, dict) else recorder.signals()
     tmp = _temp_next_to(path)
     try:
         if progress and not progress(0.05):
@@ -174,7 +175,7 @@ def run_with_progress(window, title, job, threaded=False):
         return not state["cancel"]
 
     try:
-        result = job(progress)
+        result = _run_threaded(job, dlg, state) if threaded else job(progress)
     except Cancelled:
         window.post("warning", f"{title}: cancelled (no file written)")
         return None
@@ -187,6 +188,36 @@ def run_with_progress(window, title, job, threaded=False):
         dlg.close()
     window.post("info", f"{title}: done")
     return result
+
+
+def _run_threaded(job, dlg, state):
+    """Run a job that cannot report progress (a CSV write) in a thread while the dialog stays
+    live; Cancel makes the job discard its temporary file when it ends."""
+    import time
+    box = {}
+
+    def progress(fraction):
+        return not state["cancel"]
+
+    def target():
+        try:
+            box["result"] = job(progress)
+        except BaseException as exc:  # handed to the GUI thread
+            box["error"] = exc
+
+    th = threading.Thread(target=target, name="nsgui-export", daemon=True)
+    th.start()
+    k = 0
+    while th.is_alive():
+        k += 1
+        dlg.setValue((k * 7) % 1000)  # indeterminate: the writer gives no fraction
+        QApplication.processEvents()
+        state["cancel"] = state["cancel"] or dlg.wasCanceled()
+        time.sleep(0.02)
+    th.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
 
 
 class VideoOptionsDialog(QDialog):

@@ -479,8 +479,10 @@ class MainWindow(QMainWindow):
         ext = {"csv": "CSV (*.csv)", "hdf5": "HDF5 (*.h5 *.hdf5)"}[fmt]
         path, _ = QFileDialog.getSaveFileName(self, "Export data", self._export_name(fmt if fmt == "csv" else "h5"), ext)
         if path:
+            signals, attrs = self.controller.recorder.signals(), self._export_attrs()
+            self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
             exports.run_with_progress(self, "Exporting data", lambda progress: exports.export_data(
-                self.controller.recorder, path, fmt, attrs=self._export_attrs(), progress=progress))
+                signals, path, fmt, attrs=attrs, progress=progress), threaded=True)
 
     def export_plot_dialog(self, fmt):
         from nsgui.views import exports
@@ -497,6 +499,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._export_name(fmt, title),
                                               f"{fmt.upper()} (*.{fmt})")
         if path:
+            self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
             try:
                 exports.export_plot(card, path)
                 self.post("info", f"wrote {path}")
@@ -514,6 +517,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Export video", self._export_name(opts["format"]),
                                               "Video (*.mp4 *.gif)")
         if path:
+            self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
             exports.run_with_progress(self, "Exporting video", lambda progress: exports.export_video(
                 self.view3d, self.controller, path, fps=opts["fps"], speed=opts["speed"],
                 t0=opts["t0"], t1=opts["t1"], progress=progress))

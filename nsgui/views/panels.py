@@ -31,7 +31,7 @@ class SignalTree(QTreeWidget):
 
     def rebuild(self):
         rec = self.controller.recorder
-        names = tuple(rec.names) if rec else ()
+        names = tuple(rec.names) if rec is not None else ()
         if names == self._names:
             return
         self._names = names

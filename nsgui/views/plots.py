@@ -193,7 +193,7 @@ class PhasePlot(PlotCard):
 
     def update_coordinates(self):
         rec = self.controller.recorder
-        coords = [n[2:] for n in (rec.names if rec else []) if n.startswith("q.")]
+        coords = [n[2:] for n in (rec.names if rec is not None else []) if n.startswith("q.")]
         current = self.combo.currentText() or self._wanted
         self.combo.blockSignals(True)
         self.combo.clear()

@@ -317,3 +317,90 @@ def test_command_line_screenshot(tmp_path):
     from PySide6.QtGui import QImage
     img = QImage(str(shot))
     assert not img.isNull() and img.width() > 800
+
+
+def test_events_signal_picker_phase_plot_and_replay(window, scene_file, qtbot):
+    from PySide6.QtCore import Qt
+    assert window.open_scene(scene_file)
+    c = window.controller
+    run_to(window, 0.5)
+    rec = c.recorder
+    ev = window.events
+    qtbot.waitUntil(lambda: ev.rowCount() == len(rec.events) > 0, timeout=5000)
+    impacts = [r for r in range(ev.rowCount()) if ev.item(r, 1).text() == "impact"]
+    assert impacts, "the ball's bounce is listed"
+    r = impacts[0]
+    t_event = ev.item(r, 0).data(Qt.UserRole)
+    ev.cellClicked.emit(r, 0)
+    assert c.cursor == rec.row_at_time(t_event) and not c.following
+    # the signal picker adds any signal to a new plot; the curve is the recorded column
+    tree = window.signal_tree
+    items = tree.findItems("v.ball.y", Qt.MatchExactly | Qt.MatchRecursive)
+    assert len(items) == 1
+    card = window.plots.add_time_plot("mine", [])
+    window.plots.current = card
+    tree.itemDoubleClicked.emit(items[0], 0)
+    np.testing.assert_array_equal(card.curves["v.ball.y"].yData, rec.column("v.ball.y"))
+    # the phase portrait plots v against q of the chosen coordinate
+    phase = next(p for p in window.plots.cards if p.kind == "phase")
+    phase.combo.setCurrentText("ball.y")
+    np.testing.assert_array_equal(phase.curve.xData, rec.column("q.ball.y"))
+    np.testing.assert_array_equal(phase.curve.yData, rec.column("v.ball.y"))
+    # replay the history at x10 from the start: the cursor reaches the end without simulating
+    n = len(rec)
+    window.set_speed(10.0)
+    c.seek_row(0)
+    c.replay()
+    qtbot.waitUntil(lambda: not c.replaying, timeout=10000)
+    assert c.cursor == n - 1 and len(c.recorder) == n
+
+
+def test_export_menu_actions_through_dialogs(window, scene_file, tmp_path, qtbot, monkeypatch):
+    from nsgui.engine.export import read_csv
+    from nsgui.views import main_window as mw
+    assert window.open_scene(scene_file)
+    run_to(window, 0.2)
+    target = {"path": str(tmp_path / "data.csv")}
+    monkeypatch.setattr(mw.QFileDialog, "getSaveFileName", lambda *a, **k: (target["path"], ""))
+    monkeypatch.setattr(mw.QInputDialog, "getItem", lambda *a, **k: ("Energy", True))
+    window.export_data_dialog("csv")
+    got = read_csv(target["path"])
+    sig = window.controller.recorder.signals()
+    assert set(got) == set(sig)
+    np.testing.assert_array_equal(got["energy.total"], sig["energy.total"])
+    target["path"] = str(tmp_path / "energy.png")
+    window.export_plot_dialog("png")
+    assert os.path.getsize(target["path"]) > 1000
+    assert "Exporting data: done" in [t for _lvl, t in window.messages.entries]
+
+
+def test_long_history_plots_stay_fluid(qtbot):
+    """10^6 samples: a redraw of a plot with downsampling and clip-to-view stays short."""
+    from nsgui.engine.recorder import Recorder
+    from nsgui.views.plots import PlotPanel
+    from nsgui.views.sim_controller import SimulationController
+
+    from .fake_sim import FakeSimulator
+    c = SimulationController(simulator_factory=FakeSimulator)
+    try:
+        n = 1_000_000
+        t = np.arange(n) * 1e-3
+        rec = Recorder(FakeSimulator.signal_names)
+        rec.append(np.column_stack([t, np.sin(t), np.cos(t), np.sin(3 * t)]))
+        c.recorder = rec
+        panel = PlotPanel(c)
+        qtbot.addWidget(panel)
+        panel.resize(600, 800)
+        panel.show()
+        card = panel.add_time_plot("long", ["q.y", "v.y", "energy.total"])
+        panel.refresh_all()
+        qtbot.wait(50)
+        t0 = time.perf_counter()
+        for _ in range(3):
+            panel.refresh_all()
+            card.plot.repaint()
+        per = (time.perf_counter() - t0) / 3
+        assert len(card.curves["q.y"].xData) == n
+        assert per < 0.5, f"a redraw of 3 curves of 10^6 samples took {per * 1000:.0f} ms"
+    finally:
+        c.shutdown()
