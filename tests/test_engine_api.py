@@ -165,3 +165,50 @@ def test_solver_that_cannot_converge_stops_the_run_naming_time_and_contact():
     # with a sane cap the same problem converges and the run completes
     scene.settings.max_iterations = 1000
     assert simulate(scene, duration=0.05).summary["failure"] is None
+
+
+def slider_scene(stiffness=100.0, damping=0.0, limits=None, v0=0.0, q0=0.1, duration=2.0):
+    joint = {"name": "x", "type": "prismatic", "child": "m", "axis": [1.0, 0.0]}
+    if limits:
+        joint["limits"] = limits
+    return scene_from_dict({
+        "format": "nsgui-scene", "version": 1, "gravity": [0.0, -9.81],
+        "bodies": [{"name": "m", "mass": 2.0, "inertia": 0.1,
+                    "shapes": [{"name": "b", "type": "box", "width": 0.1, "height": 0.1}]}],
+        "joints": [joint],
+        "forces": [{"name": "s", "type": "spring", "a": {"body": "world", "point": [-1.0, 0.0]},
+                    "b": {"body": "m", "point": [0.0, 0.0]}, "stiffness": stiffness, "damping": damping,
+                    "rest_length": 1.0}],
+        "initial": {"q": {"x": q0}, "v": {"x": v0}},
+        "settings": {"dt": 1e-3, "duration": duration, "projection": False},
+    })
+
+
+def test_spring_oscillates_at_its_frequency_and_keeps_its_energy():
+    result = simulate(slider_scene())
+    t, x = result.t, result["q.x"]
+    w = np.sqrt(100.0 / 2.0)
+    # θ = 1/2 is the trapezoidal rule: period error O(h²), quadratic energy kept to round-off
+    np.testing.assert_allclose(x, 0.1 * np.cos(w * t), atol=2e-4)
+    E = result["energy.total"]
+    assert np.ptp(E) < 1e-12 * E[0]
+    assert E[0] == pytest.approx(0.5 * 100.0 * 0.1 ** 2, rel=1e-12)
+
+
+def test_damper_loss_is_booked():
+    result = simulate(slider_scene(damping=4.0))
+    E, D = result["energy.total"], result["energy.damping"]
+    assert E[-1] < 0.05 * E[0]  # ζ = c / (2 sqrt(k m)) = 0.14: decays
+    np.testing.assert_allclose(E + D, E[0], atol=1e-12 * E[0])  # exact for linear dampers, θ = 1/2
+    assert np.all(np.diff(D) >= 0)
+
+
+def test_joint_limit_is_a_unilateral_constraint_with_restitution():
+    result = simulate(slider_scene(stiffness=0.0, v0=1.0, q0=0.0, duration=0.5,
+                                   limits={"lower": -0.2, "upper": 0.2, "restitution": 0.5}))
+    x, v = result["q.x"], result["v.x"]
+    status = result["contact.x.upper.status"]
+    k = np.nonzero(status == 3)[0][0]
+    assert v[k] == pytest.approx(-0.5 * v[k - 1], rel=1e-12)  # Newton's law on the limit
+    assert x.max() <= 0.2 + 1e-3 * 1.0  # up to h |v|
+    assert result["contact.x.upper.pn"][k] == pytest.approx(2.0 * 1.5 * v[k - 1], rel=1e-12)

@@ -200,3 +200,31 @@ def element_forces(q, v, si, sf, ji, jf, fi, ff, path, plen, pos, ang, vel, omg,
         U -= ff[e, 2] * px + ff[e, 3] * py
         point_jacobian_add(b, px, py, path, plen, pos, Jp, Ja, ff[e, 2], ff[e, 3], 1.0, Q)
     return U, Pd
+
+
+@njit(cache=True)
+def damper_power(v, si, sf, ji, jf, path, plen, pos, ang, Jp, Ja, row):
+    """Power of the dampers (<= 0) at velocity v with the geometry of the current kinematics.
+
+    With v = v_θ of a step and the start-of-step geometry this books h·|power| as the step's loss,
+    exact for linear dampers under θ = ½ (the scheme's own discrete energy identity)."""
+    P = 0.0
+    for e in range(si.shape[0]):
+        c = sf[e, 5]
+        if c == 0.0:
+            continue
+        a, b = si[e, 0], si[e, 1]
+        ax, ay = point_world(a, sf[e, 0], sf[e, 1], pos, ang)
+        bx, by = point_world(b, sf[e, 2], sf[e, 3], pos, ang)
+        dx, dy = bx - ax, by - ay
+        L = np.sqrt(dx * dx + dy * dy)
+        if L <= 1e-12:
+            continue
+        row[:] = 0.0
+        point_jacobian_add(b, bx, by, path, plen, pos, Jp, Ja, dx / L, dy / L, 1.0, row)
+        point_jacobian_add(a, ax, ay, path, plen, pos, Jp, Ja, dx / L, dy / L, -1.0, row)
+        Ldot = row @ v
+        P -= c * Ldot * Ldot
+    for e in range(ji.shape[0]):
+        P -= jf[e, 1] * v[ji[e]] * v[ji[e]]
+    return P

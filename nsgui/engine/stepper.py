@@ -13,7 +13,7 @@ from numba import njit
 
 from .contact_geometry import (CF_E, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE, CI_VSTART, CI_VCOUNT, LIMIT,
                                candidate_geometry)
-from .dynamics import body_kinematics, com_terms, element_forces, point_jacobian_add
+from .dynamics import body_kinematics, com_terms, damper_power, element_forces, point_jacobian_add
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
 
 # settings (float): index names
@@ -492,6 +492,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             acc_e[ACC_FRICTION] -= newlamT[c] * _sdot(ccols[c], HTv[r], ccn[c], vth)
         for i in range(ai.shape[0]):
             acc_e[ACC_ACTUATORS] += h * u_held[i] * vth[ai[i, 0]]
+        acc_e[ACC_DAMPING] -= h * damper_power(vth, si, sf, ji, jf, path, plen, pos, ang, Jp, Ja, Qact)
         ok = True
         for j in range(n):
             if not (np.isfinite(q_new[j]) and np.isfinite(v_new[j])):
@@ -511,7 +512,6 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                     status[c] = SLIP
                 else:
                     status[c] = STICK
-        Pd_old = Pd
         q[:] = q_new
         v[:] = v_new
         lamN[:] = newlamN
@@ -568,7 +568,6 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                                      ff, gx, gy, pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F,
                                      not const_M, gap, nrm, pa, pb, U)
                 acc_e[ACC_PROJECTION] += Upot - U_before
-        acc_e[ACC_DAMPING] -= 0.5 * h * (Pd_old + Pd)
         for c in range(nc):
             if gap[c] < stats[ST_MINGAP]:
                 stats[ST_MINGAP] = gap[c]
