@@ -74,6 +74,7 @@ class SimRunner:
         self._rtf = 0.0
         self.sim = None  # owned by the worker thread
         self._last_snap_t = 0.0
+        self._in_batch = False  # steps being computed outside the lock, not yet in the buffer
         if sys.getswitchinterval() > SWITCH_INTERVAL:
             sys.setswitchinterval(SWITCH_INTERVAL)
         self._thread = threading.Thread(target=self._loop, name="nsgui-simulation", daemon=True)
@@ -139,7 +140,8 @@ class SimRunner:
     def busy(self):
         """True while the worker has (or will have) rows to deliver."""
         with self._cond:
-            return self._running or self._steps_requested > 0 or self._pending_model is not None
+            return (self._running or self._steps_requested > 0 or self._pending_model is not None
+                    or self._in_batch)
 
     def quit(self, timeout=5.0):
         with self._cond:
@@ -180,6 +182,7 @@ class SimRunner:
                     self._running = False
                     self._steps_requested = 0
                     self._pending_model = None
+                    self._in_batch = False
                     self._errors.append(f"internal error in the simulation thread: {exc!r}\n"
                                         + traceback.format_exc(limit=4))
 
@@ -205,6 +208,7 @@ class SimRunner:
                     anchor = None
                     continue
                 gen = self._generation
+                self._in_batch = True
                 single = not self._running
                 n = min(self._steps_requested, 1000) if single else batch
                 speed = self._speed
@@ -218,6 +222,8 @@ class SimRunner:
                 target = anchor[1] + speed * (now - anchor[0])
                 due = int((target - sim.t) / dt + 1e-9)
                 if due <= 0:
+                    with self._cond:
+                        self._in_batch = False
                     time.sleep(min(0.005, (sim.t + dt - target) / speed))
                     continue
                 n = min(due, max(batch, 1))
@@ -238,6 +244,7 @@ class SimRunner:
             rate_steps += len(rows)
             rate_sim += len(rows) * dt
             with self._cond:
+                self._in_batch = False
                 if gen != self._generation:  # the run was replaced meanwhile: discard
                     continue
                 if len(rows):

@@ -96,6 +96,11 @@ def test_run_plots_equal_engine_signals_and_3d_view_moves(window, scene_file, qt
     img1 = window.view3d.render_image()
     assert img1[..., :3].std() > 5
     assert np.abs(img1.astype(int) - img0.astype(int)).sum() > 1000
+    window.act_trails.setChecked(True)
+    window.view3d.set_trails(True)
+    img_trails = window.view3d.render_image()
+    assert np.abs(img_trails.astype(int) - img1.astype(int)).sum() > 100  # the trails are drawn
+    window.view3d.set_trails(False)
     # scrubbing back redraws the earlier state
     window.slider.setValue(0)
     assert c.cursor == 0 and c.cursor_time == 0.0
@@ -256,6 +261,10 @@ def test_close_during_run_stops_the_worker(qtbot, gl, scene_file):
     w.play()
     qtbot.waitUntil(lambda: w.controller.recorder is not None and len(w.controller.recorder) > 10,
                     timeout=30000)
+    w.document.new()  # the editor's New: an empty scene while running
+    w.controller.flush()
+    assert w.controller.recorder is not None
+    w.play()
     proc = w.controller.runner._proc
     w.close()
     assert not proc.is_alive()
