@@ -203,7 +203,9 @@ class Simulator:
                            self._u, self._row, *m.kernel_args()[:14], m.fs)
         if code != st.OK:
             name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else None
-            what = "the step problem solver failed" if code == st.SOLVER_FAILED else "the state became NaN/inf"
+            what = {st.SOLVER_FAILED: "the step problem solver failed",
+                    st.SINGULAR: "the iteration matrix M - hθ dF/dv - h²θ² dF/dq is singular"}.get(
+                code, "the state became NaN/inf")
             where = f" at contact '{name}'" if name else ""
             err = SimulationError(f"t = {self.t + m.dt:.6g} s: {what}{where}", self.t + m.dt, name)
             err.rows = rows[:done]

@@ -15,6 +15,7 @@ from .contact_geometry import (CF_E, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE, CI_VST
                                candidate_geometry)
 from .dynamics import body_kinematics, com_terms, damper_power, element_forces, point_jacobian_add
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
+from .solvers._linalg import lu_factor_inplace, lu_solve_factored
 
 # settings (float): index names
 FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK, FS_ACTIVATION, FS_REST_V, FS_PROJ_TOL = range(11)
@@ -26,7 +27,7 @@ ACC_IMPACT, ACC_FRICTION, ACC_DAMPING, ACC_ACTUATORS, ACC_PROJECTION, ACC_E0 = r
 # statistics
 ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS = range(6)
 # return codes
-OK, SOLVER_FAILED, NOT_FINITE = 0, 1, 2
+OK, SOLVER_FAILED, NOT_FINITE, SINGULAR = 0, 1, 2, 3
 # contact status
 OPEN, STICK, SLIP, IMPACT = 0, 1, 2, 3
 N_ENERGY = 10
@@ -90,45 +91,45 @@ def _forces_only(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy
 
 
 @njit(cache=True)
-def _force_jacobians(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C):
-    """Central finite differences of F(q, v) = gravity - bias + elements: K = dF/dq, C = dF/dv."""
+def _force_jacobians(q, v, F0, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C,
+                     pos, ang, vel, omg, acc, Jp, Ja, bias, grav, Fp, Fm, qq, vv):
+    """Finite differences of F(q, v) = gravity - bias + elements: K = dF/dq, C = dF/dv.
+
+    Forward differences around F0 = F(q, v) (step sqrt(eps), relative error ~1e-8, far below what
+    h²θ²K weighs in Ŵ) when only gravity and Coriolis terms act; central differences when springs or
+    dampers do, so that linear elements get their exact Jacobian (to ~1e-10) and the θ = ½ scheme keeps
+    their quadratic energy. The kinematics arrays passed in are scratch space."""
     n = q.shape[0]
-    nb = bf.shape[0]
-    pos = np.zeros((nb, 2))
-    ang = np.zeros(nb)
-    vel = np.zeros((nb, 2))
-    omg = np.zeros(nb)
-    acc = np.zeros((nb, 2))
-    Jp = np.zeros((nb, 2, n))
-    Ja = np.zeros((nb, n))
+    central = si.shape[0] + ji.shape[0] + fi.shape[0] > 0
     Md = np.zeros((1, 1))
-    bias = np.zeros(n)
-    grav = np.zeros(n)
-    Fp = np.zeros(n)
-    Fm = np.zeros(n)
-    qq = q.copy()
-    vv = v.copy()
+    qq[:] = q
+    vv[:] = v
     for j in range(n):
-        eps = 1e-6 * (1.0 + abs(q[j]))
-        qq[j] = q[j] + eps
-        _forces_only(qq, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
-                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fp)
-        qq[j] = q[j] - eps
-        _forces_only(qq, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
-                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fm)
-        qq[j] = q[j]
-        for i in range(n):
-            K[i, j] = (Fp[i] - Fm[i]) / (2.0 * eps)
-        eps = 1e-6 * (1.0 + abs(v[j]))
-        vv[j] = v[j] + eps
-        _forces_only(q, vv, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
-                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fp)
-        vv[j] = v[j] - eps
-        _forces_only(q, vv, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
-                     pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fm)
-        vv[j] = v[j]
-        for i in range(n):
-            C[i, j] = (Fp[i] - Fm[i]) / (2.0 * eps)
+        for which in range(2):
+            x = q[j] if which == 0 else v[j]
+            eps = (1e-6 if central else 1.5e-8) * (1.0 + abs(x))
+            if which == 0:
+                qq[j] = x + eps
+            else:
+                vv[j] = x + eps
+            _forces_only(qq, vv, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                         pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fp)
+            if central:
+                if which == 0:
+                    qq[j] = x - eps
+                else:
+                    vv[j] = x - eps
+                _forces_only(qq, vv, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
+                             pos, ang, vel, omg, acc, Jp, Ja, Md, bias, grav, Fm)
+            else:
+                Fm[:] = F0
+            if which == 0:
+                qq[j] = x
+            else:
+                vv[j] = x
+            D = K if which == 0 else C
+            for i in range(n):
+                D[i, j] = (Fp[i] - Fm[i]) / ((2.0 if central else 1.0) * eps)
 
 
 @njit(cache=True)
@@ -208,6 +209,29 @@ def _delassus_sparse(rcols, rvals, rnnz, Minv):
             hj = rvals[r, kk]
             for i in range(n):
                 X[i, r] += Minv[i, j] * hj
+    W = np.zeros((k, k))
+    for r in range(k):
+        for s in range(k):
+            acc = 0.0
+            for kk in range(rnnz[r]):
+                acc += rvals[r, kk] * X[rcols[r, kk], s]
+            W[r, s] = acc
+    return X, W
+
+
+@njit(cache=True)
+def _delassus_lu(rcols, rvals, rnnz, LU, piv):
+    """X = Ŵ⁻¹ Hᵀ and W = H X with Ŵ given by its LU factors (nonlinear models: n is small)."""
+    k = rnnz.shape[0]
+    n = LU.shape[0]
+    X = np.zeros((n, k))
+    col = np.zeros(n)
+    for r in range(k):
+        col[:] = 0.0
+        for kk in range(rnnz[r]):
+            col[rcols[r, kk]] += rvals[r, kk]
+        lu_solve_factored(LU, piv, col)
+        X[:, r] = col
     W = np.zeros((k, k))
     for r in range(k):
         for s in range(k):
@@ -384,6 +408,13 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
     act = np.zeros(nc, np.int64)
     fric_c = np.zeros(nc, np.bool_)
     q_new = np.zeros(n)
+    What = np.zeros((n, n))
+    piv = np.zeros(n, np.int64)
+    # scratch space of the finite-difference force Jacobians
+    s_pos, s_ang, s_vel, s_omg, s_acc = np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2))
+    s_Jp, s_Ja = np.zeros((nb, 2, n)), np.zeros((nb, n))
+    s_bias, s_grav, s_Fp, s_Fm, s_q, s_v = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n),
+                                            np.zeros(n))
 
     Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, gx, gy,
                          pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F, not const_M,
@@ -397,9 +428,17 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
         if const_F:
             vfree = v + Minv_const @ (h * (F + Qact))
         else:
-            _force_jacobians(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C)
-            What = M - h * theta * C - h * h * theta * theta * K
-            vfree = v + np.linalg.solve(What, h * (F + Qact + h * theta * (K @ v)))
+            _force_jacobians(q, v, F, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy, K, C,
+                             s_pos, s_ang, s_vel, s_omg, s_acc, s_Jp, s_Ja, s_bias, s_grav, s_Fp, s_Fm,
+                             s_q, s_v)
+            for i in range(n):
+                for j in range(n):
+                    What[i, j] = M[i, j] - h * theta * C[i, j] - h * h * theta * theta * K[i, j]
+            if not lu_factor_inplace(What, piv):
+                return SINGULAR, step, -1
+            rhs = h * (F + Qact + h * theta * (K @ v))
+            lu_solve_factored(What, piv, rhs)
+            vfree = v + rhs
         # --- activation and the step problem (contact rows kept sparse: chains stay O(m^2))
         m = 0
         anyfric = False
@@ -450,9 +489,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             if const_F:
                 X, Wd = _delassus_sparse(rcols, rvals, rnnz, Minv_const)
             else:
-                H = _densify(rcols, rvals, rnnz, n)
-                X = np.linalg.solve(What, H.T)
-                Wd = H @ X
+                X, Wd = _delassus_lu(rcols, rvals, rnnz, What, piv)
             lam, st, it, err = _solve_problem(m, anyfric, Wd, qd, mu, r0, active0, solver,
                                               fs[FS_TOL], maxit)
             if it > stats[ST_MAXITER]:

@@ -139,3 +139,64 @@ def bad_input(M, q, x, nx):
         if not np.isfinite(q[i]):
             return True
     return False
+
+
+@numba.njit(cache=True)
+def lu_factor_inplace(A, piv):
+    """LU factorization with partial pivoting of A (overwritten), row swaps in piv.
+
+    For the small iteration matrices of the stepper, where a LAPACK call costs more than the work.
+    Returns False when A is numerically singular."""
+    n = A.shape[0]
+    amax = 0.0
+    for i in range(n):
+        for j in range(n):
+            amax = max(amax, abs(A[i, j]))
+    if amax == 0.0:
+        return n == 0
+    tiny = 1e-14 * amax
+    for k in range(n):
+        p = k
+        pv = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > pv:
+                pv = abs(A[i, k])
+                p = i
+        if pv <= tiny:
+            return False
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                t = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = t
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] * inv
+            A[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return True
+
+
+@numba.njit(cache=True)
+def lu_solve_factored(LU, piv, b):
+    """Solves in place with the factors of lu_factor_inplace."""
+    n = b.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            t = b[k]
+            b[k] = b[p]
+            b[p] = t
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= LU[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * b[j]
+        b[i] = s / LU[i, i]
