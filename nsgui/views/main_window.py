@@ -7,8 +7,9 @@ from __future__ import annotations
 import copy
 import glob
 import os
+import time
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QInputDialog, QLabel,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
@@ -24,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCENES_DIR = os.path.join(ROOT, "resources", "scenes")
 DEFAULT_SCENE = os.path.join(SCENES_DIR, "default.json")
 MAX_RECENT = 10
+STATUS_INTERVAL = 0.25  # seconds between status/slider updates while running
 SPEEDS = [("×0.01", 0.01), ("×0.1", 0.1), ("×0.25", 0.25), ("×0.5", 0.5), ("×1 real time", 1.0),
           ("×2", 2.0), ("×5", 5.0), ("×10", 10.0), ("×100", 100.0), ("as fast as possible", None)]
 
@@ -54,6 +56,7 @@ class MainWindow(QMainWindow):
         self._scene_obj = self.document.scene
         self._model_scene_dict = None  # the scene the running model was compiled from
         self.menus = {}
+        self._last_update = {}
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -419,7 +422,36 @@ class MainWindow(QMainWindow):
         self.controller.set_speed(factor)
 
     # ------------------------------------------------------------------ view updates
+    def event(self, ev):
+        """Measure how long a repaint of the window takes and pace the display ticks by it: with an
+        OpenGL view inside, each repaint recomposes the whole window (slow with software OpenGL),
+        so the ticks leave the event loop idle at least two thirds of the time."""
+        if ev.type() != QEvent.UpdateRequest:
+            return super().event(ev)
+        t0 = time.perf_counter()
+        result = super().event(ev)
+        cost = time.perf_counter() - t0
+        self.repaint_cost = 0.8 * self.repaint_cost + 0.2 * cost
+        self.controller.set_display_interval(3 * self.repaint_cost)
+        return result
+
+    repaint_cost = 0.0
+
+    def _throttled(self, key, interval=STATUS_INTERVAL):
+        """While running, small widgets (slider, labels) are updated a few times a second only:
+        with an OpenGL view in the window, every repaint recomposes the whole window."""
+        if not self.controller.running:
+            return False
+        now = time.perf_counter()
+        last = self._last_update.get(key, 0.0)
+        if now - last < interval:
+            return True
+        self._last_update[key] = now
+        return False
+
     def _history_grew(self):
+        if self._throttled("slider"):
+            return
         rec = self.controller.recorder
         n = len(rec) if rec is not None else 0
         self.slider.blockSignals(True)
@@ -428,6 +460,8 @@ class MainWindow(QMainWindow):
         self.slider.blockSignals(False)
 
     def _cursor_moved(self, row):
+        if self._throttled("cursor"):
+            return
         self.slider.blockSignals(True)
         self.slider.setValue(row)
         self.slider.blockSignals(False)
@@ -437,6 +471,9 @@ class MainWindow(QMainWindow):
         self.controller.seek_row(value)
 
     def _running_changed(self, running):
+        if not running:  # show the final state at once
+            self._history_grew()
+            self._cursor_moved(self.controller.cursor)
         self.act_play.setText("Pause" if running else "Play")
         self.act_resume.setEnabled(not running)
 
@@ -444,6 +481,8 @@ class MainWindow(QMainWindow):
         self.act_discard.setEnabled(self.controller.previous is not None)
 
     def _update_status(self, stats):
+        if self._throttled("status"):
+            return
         c = self.controller
         L = self.status_labels
         L["time"].setText(f"t = {c.cursor_time:.4f} s")

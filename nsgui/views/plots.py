@@ -17,6 +17,8 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
            "#e377c2", "#7f7f7f", "#bcbd22"]
 CURSOR_PEN = pg.mkPen("#e8a317", width=1.5)
 MIN_PLOT_HEIGHT = 190
+REFRESH_BUDGET = 0.012  # seconds of plot updates per display tick
+CARD_INTERVAL = 0.1  # a live plot is redrawn at most this often
 
 
 def default_plots(names):
@@ -35,6 +37,16 @@ def default_plots(names):
     if u:
         plots.append(("Actuator torques", u))
     return [(t, s) for t, s in plots if s]
+
+
+class TimedPlotWidget(pg.PlotWidget):
+    """A PlotWidget that measures its repaint time (a smoothed average, seconds)."""
+    paint_cost = 0.005
+
+    def paintEvent(self, ev):
+        t0 = time.perf_counter()
+        super().paintEvent(ev)
+        self.paint_cost = 0.7 * self.paint_cost + 0.3 * (time.perf_counter() - t0)
 
 
 class PlotCard(QWidget):
@@ -58,7 +70,7 @@ class PlotCard(QWidget):
         close.clicked.connect(lambda: self.closeRequested.emit(self))
         bar.addWidget(close)
         lay.addLayout(bar)
-        self.plot = pg.PlotWidget()
+        self.plot = TimedPlotWidget()
         self.plot.setMinimumHeight(MIN_PLOT_HEIGHT - 30)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.item = self.plot.getPlotItem()
@@ -244,7 +256,7 @@ class PlotPanel(QWidget):
         self.scroll.setWidget(self.splitter)
         outer.addWidget(self.scroll)
         self._late = QTimer(self, singleShot=True)
-        self._late.timeout.connect(self.refresh_all)
+        self._late.timeout.connect(self._refresh_some)
         controller.historyReset.connect(self._on_reset)
         controller.historyAppended.connect(self._on_appended)
         controller.cursorChanged.connect(self._on_cursor)
@@ -264,10 +276,8 @@ class PlotPanel(QWidget):
     def _add(self, card):
         card.closeRequested.connect(self.remove_plot)
         card.activated.connect(self._set_current)
-        if self.cards and isinstance(card, TimePlot):
-            first = next((c for c in self.cards if isinstance(c, TimePlot)), None)
-            if first is not None:
-                card.plot.setXLink(first.plot)
+        # time axes are not linked: a linked change would repaint every plot at once, and
+        # one refresh per display tick must stay short (they share the time cursor instead)
         self.cards.append(card)
         self.splitter.addWidget(card)
         self.current = card
@@ -323,18 +333,38 @@ class PlotPanel(QWidget):
         t0 = time.perf_counter()
         for card in self.cards:
             card.refresh()
+            card.dirty = False
+            card.refreshed_at = time.perf_counter()
         self._on_cursor()  # (no argument: always moves the cursors)
         self._last_refresh = time.perf_counter()
         self._refresh_cost = self._last_refresh - t0
 
     def _on_appended(self):
-        # keep redraws below ~25% of the GUI thread's time; a late redraw catches the last rows
-        wait = 3 * self._refresh_cost - (time.perf_counter() - self._last_refresh)
-        if wait > 0:
-            if not self._late.isActive():
-                self._late.start(int(1000 * wait) + 1)
-            return
-        self.refresh_all()
+        """New rows: redraw the plots a few at a time, stalest first, within a small time budget
+        per display tick, so the event loop never waits long for the plots."""
+        for card in self.cards:
+            card.dirty = True
+        self._refresh_some()
+
+    def _refresh_some(self):
+        start = time.perf_counter()
+        interval = CARD_INTERVAL if self.controller.running else 0.0
+        due = start - interval
+        dirty = sorted((c for c in self.cards if getattr(c, "dirty", False)
+                        and getattr(c, "refreshed_at", 0.0) <= due),
+                       key=lambda c: getattr(c, "refreshed_at", 0.0))
+        t_cursor = self.controller.cursor_time
+        for card in dirty:
+            card.refresh()
+            card.set_cursor(t_cursor)
+            card.dirty = False
+            card.refreshed_at = time.perf_counter()
+            if card.refreshed_at - start > REFRESH_BUDGET:
+                break
+        # while running the next display tick continues; once paused the rest is drawn soon after
+        if (not self.controller.running and any(getattr(c, "dirty", False) for c in self.cards)
+                and not self._late.isActive()):
+            self._late.start(20)
 
     def _on_cursor(self, *_):
         if self.controller.following and self.controller.running and _ != ():

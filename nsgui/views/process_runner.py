@@ -22,6 +22,8 @@ from nsgui.views.runner import SNAPSHOT_INTERVAL, Drained
 
 MAX_IN_FLIGHT = 4
 POLL_SECONDS = 0.01
+MAX_MESSAGE_ROWS = 4000  # a message the GUI unpickles in a few milliseconds
+RECEIVE_BUDGET = 0.012  # seconds of unpickling per GUI tick; the rest waits for the next tick
 
 
 def _child_factory(scene_dict):
@@ -60,13 +62,30 @@ def _child_main(conn, snapshot_interval):
             if sent - acked < MAX_IN_FLIGHT:
                 d = runner.drain()
                 busy = runner.busy
-                sent += 1
-                conn.send((sent, ncmd, gen, busy, d))
+                for part in _split(d):
+                    sent += 1
+                    conn.send((sent, ncmd, gen, busy, part))
             time.sleep(POLL_SECONDS)
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         pass
     finally:
         runner.quit(timeout=2.0)
+
+
+def _split(d):
+    """Cut a large drain into messages of at most MAX_MESSAGE_ROWS rows (order kept)."""
+    n = len(d.rows)
+    if n <= MAX_MESSAGE_ROWS:
+        return [d]
+    parts = []
+    for a in range(0, n, MAX_MESSAGE_ROWS):
+        b = min(a + MAX_MESSAGE_ROWS, n)
+        last = b == n
+        parts.append(Drained(d.generation, d.names, d.rows[a:b],
+                             [(i - a, t, s) for i, t, s in d.snapshots if a <= i < b],
+                             d.events if last else [], d.errors if last else [], d.running,
+                             d.steps_per_second, d.realtime_factor, d.new_run and a == 0))
+    return parts
 
 
 class ProcessRunner:
@@ -146,7 +165,7 @@ class ProcessRunner:
         self._receive()
         if not self._alive:
             return False
-        return self._child_busy or self._seen < self._ncmd
+        return self._child_busy or self._seen < self._ncmd or self._conn.poll(0)
 
     def quit(self, timeout=5.0):
         self._send("quit")
@@ -161,8 +180,9 @@ class ProcessRunner:
     def _receive(self):
         if not self._alive:
             return
+        start = time.perf_counter()
         try:
-            while self._conn.poll(0):
+            while time.perf_counter() - start < RECEIVE_BUDGET and self._conn.poll(0):
                 seq, ncmd, gen, busy, d = self._conn.recv()
                 self._conn.send(("ack", seq))
                 self._seen = ncmd

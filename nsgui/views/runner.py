@@ -26,7 +26,7 @@ YIELD_SECONDS = 0.0  # pause after each batch so the GUI thread gets the GIL at 
 # 5 ms switch interval each re-take can wait for the stepping thread, and a frame made of hundreds
 # of such calls stalls for a second. A short interval keeps the event loop answering in time.
 SWITCH_INTERVAL = 0.0005
-SNAPSHOT_INTERVAL = 0.01  # simulated seconds between snapshots
+SNAPSHOT_INTERVAL = 0.02  # simulated seconds between snapshots (resume points)
 MIN_SPEED, MAX_SPEED = 0.01, 100.0
 
 

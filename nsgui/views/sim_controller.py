@@ -235,6 +235,12 @@ class SimulationController(QObject):
         self.previous_columns.clear()
         self.branchChanged.emit()
 
+    def set_display_interval(self, seconds):
+        """Ticks (pull + redraw) at most every `seconds`, never faster than DISPLAY_HZ."""
+        ms = int(1000 * max(seconds, 1.0 / DISPLAY_HZ))
+        if abs(ms - self._timer.interval()) > 3:
+            self._timer.setInterval(ms)
+
     def shutdown(self):
         if self._closed:
             return

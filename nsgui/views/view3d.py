@@ -89,7 +89,10 @@ class View3D(QWidget):
         self._last_draw = now
 
     def _request_update(self):
-        wait = 2 * self._draw_cost - (time.perf_counter() - self._last_draw)
+        if self.controller.running:  # display ticks are already paced by the window
+            self.canvas.update()
+            return
+        wait = 3 * self._draw_cost - (time.perf_counter() - self._last_draw)
         if wait <= 0:
             self.canvas.update()
         elif not self._late.isActive():
