@@ -375,6 +375,9 @@ class MainWindow(QMainWindow):
             return False
         self.controller.load_model(model, running=False)
         self.view3d.set_model(model)
+        if self.controller.recorder is None:
+            self.statusBar().showMessage("Preparing the simulation… (the very first run after "
+                                         "installing compiles the engine, up to a minute)", 4000)
         return True
 
     def resume_from_here(self):

@@ -110,7 +110,7 @@ class TimePlot(PlotCard):
         if name in self.curves:
             return
         color = PALETTE[len(self.curves) % len(PALETTE)]
-        curve = self.item.plot([], [], pen=pg.mkPen(color, width=1.5))
+        curve = self.item.plot([], [], pen=pg.mkPen(color, width=1))
         curve.color = color
         curve.setDownsampling(auto=True, method="peak")
         curve.setClipToView(True)
