@@ -411,8 +411,13 @@ class MainWindow(QMainWindow):
         if problems:
             self._refuse("Cannot play: the scene has problems", [str(p) for p in problems])
             return False
-        if self.controller.model is None and not self.reset_simulation():
-            return False
+        rec = self.controller.recorder
+        not_started = rec is None or len(rec) <= 1
+        # a scene built or edited before the run has started (File > New, then the editor) is what
+        # Play must run; once a run exists, edits wait for Reset or Resume from here
+        if self.controller.model is None or (not_started and self._scene_edited_since_compile()):
+            if not self.reset_simulation():
+                return False
         self.controller.play()
         return True
 

@@ -431,3 +431,17 @@ def test_long_history_plots_stay_fluid(qtbot):
         assert per < 0.5, f"a redraw of 3 curves of 10^6 samples took {per * 1000:.0f} ms"
     finally:
         c.shutdown()
+
+
+def test_play_runs_the_scene_built_after_new(window, qtbot):
+    """File > New compiles an empty scene at t = 0; a scene built afterwards by edits (undo commands,
+    as the editor makes) is what Play runs, without a Reset."""
+    from nsgui.engine import scene_from_dict
+    window.document.set_scene(scene_from_dict({"format": "nsgui-scene", "version": 1}))
+    window.reset_simulation()
+    assert window.controller.model.nbodies == 0
+    from nsgui.views.editor.commands import replace_scene
+    replace_scene(window.document, "build", scene_from_dict(BALL_BOX))  # an undoable edit
+    assert window.play()
+    window.controller.pause()
+    assert window.controller.model.nbodies == 2
