@@ -385,19 +385,24 @@ class Model:
 
     def contact_jacobians(self, q):
         """(HN, HT): normal and tangential rows of every contact point, shape (nc, nq)."""
-        from .stepper import _contact_rows
+        from .stepper import _contact_rows_sparse
         q = np.asarray(q, float)
         k = self._kin(q)
         nc, n = self.ncontacts, self.nq
         HN, HT = np.zeros((nc, n)), np.zeros((nc, n))
-        gap, pts, nrm = self.contact_frames(q)
-        pb = np.zeros((nc, 2))
+        nrm, pa, pb = np.zeros((nc, 2)), np.zeros((nc, 2)), np.zeros((nc, 2))
         for c in range(nc):
             g, nx, ny, pax, pay, pbx, pby = cg.candidate_geometry(c, q, self.ci, self.cf, self.verts,
                                                                   k["pos"], k["ang"])
-            pb[c] = (pbx, pby)
+            nrm[c], pa[c], pb[c] = (nx, ny), (pax, pay), (pbx, pby)
+        width = self.ccols.shape[1]
+        valsN, valsT = np.zeros(width), np.zeros(width)
         for c in range(nc):
-            _contact_rows(c, self.ci, nrm, pts, pb, self.path, self.plen, k["pos"], k["Jp"], k["Ja"], HN[c], HT[c])
+            _contact_rows_sparse(c, self.ci, nrm, pa, pb, self.ccols, self.ccn, k["pos"], k["Jp"], k["Ja"],
+                                 valsN, valsT)
+            cols = self.ccols[c, :self.ccn[c]]
+            HN[c, cols] = valsN[:len(cols)]
+            HT[c, cols] = valsT[:len(cols)]
         return HN, HT
 
 

@@ -66,22 +66,6 @@ def _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi
 
 
 @njit(cache=True)
-def _contact_rows(c, ci, nrm, pa, pb, path, plen, pos, Jp, Ja, rowN, rowT):
-    rowN[:] = 0.0
-    rowT[:] = 0.0
-    if ci[c, CI_BTYPE] == LIMIT:
-        rowN[ci[c, CI_VSTART]] = ci[c, CI_VCOUNT]
-        return
-    nx, ny = nrm[c, 0], nrm[c, 1]
-    tx, ty = ny, -nx
-    a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-    point_jacobian_add(a, pa[c, 0], pa[c, 1], path, plen, pos, Jp, Ja, nx, ny, 1.0, rowN)
-    point_jacobian_add(b, pb[c, 0], pb[c, 1], path, plen, pos, Jp, Ja, nx, ny, -1.0, rowN)
-    point_jacobian_add(a, pa[c, 0], pa[c, 1], path, plen, pos, Jp, Ja, tx, ty, 1.0, rowT)
-    point_jacobian_add(b, pb[c, 0], pb[c, 1], path, plen, pos, Jp, Ja, tx, ty, -1.0, rowT)
-
-
-@njit(cache=True)
 def _forces_only(q, v, bi, bf, order, path, plen, si, sf, ji, jf, fi, ff, gx, gy,
                  pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F):
     body_kinematics(q, v, bi, bf, order, path, plen, pos, ang, vel, omg, acc, Jp, Ja)
