@@ -94,12 +94,8 @@ def run_main(argv):
             return _fail(f"cannot write {args.out}: {e.strerror or e}")
     if args.summary_json:
         try:
-            from nsgui.engine.export import _atomic
-
-            def write(tmp):
-                with open(tmp, "w", encoding="utf-8") as f:
-                    json.dump(s, f, indent=2)
-            _atomic(args.summary_json, write)
+            from nsgui.engine.atomic import atomic_write_text
+            atomic_write_text(args.summary_json, json.dumps(s, indent=2))
         except OSError as e:
             return _fail(f"cannot write {args.summary_json}: {e.strerror or e}")
     print(f"scene            {args.scene}")

@@ -1,29 +1,8 @@
 """Writers for recorded signals: CSV and HDF5, atomic (complete or absent, never half written)."""
 
-import os
-import tempfile
-from pathlib import Path
-
 import numpy as np
 
-
-def _atomic(path, write):
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
-                               suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+from .atomic import atomic_write
 
 
 def write_csv(path, signals: dict):
@@ -35,7 +14,7 @@ def write_csv(path, signals: dict):
         with open(tmp, "w", encoding="utf-8", newline="") as f:
             f.write(",".join(names) + "\n")
             np.savetxt(f, data, delimiter=",", fmt="%.17g")
-    _atomic(path, write)
+    atomic_write(path, write)
 
 
 def read_csv(path) -> dict:
@@ -57,7 +36,7 @@ def write_hdf5(path, signals: dict, attrs: dict | None = None):
                 f.create_dataset(name, data=np.asarray(values, float))
             for k, v in (attrs or {}).items():
                 f.attrs[k] = v
-    _atomic(path, write)
+    atomic_write(path, write)
 
 
 def read_hdf5(path) -> dict:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 
+from .atomic import atomic_write_text
 from .mass_properties import body_mass_properties
 from .scene_validation import (
     CONTROLLER_COMMON, CONTROLLER_KEYS, FORCE_COMMON, FORCE_KEYS, FORMAT_TAG, OBSTACLE_COMMON, OBSTACLE_KEYS,
@@ -385,23 +385,7 @@ def save_scene(scene: Scene, path) -> None:
     then replaces the target in one step, so a failure leaves any old file intact."""
     path = Path(path)
     text = dumps_scene(scene)  # serialize first: an error here touches no file
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(path, text)
 
 
 # ---------------------------------------------------------------- coordinates

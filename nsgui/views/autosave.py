@@ -17,6 +17,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 
+from nsgui.engine.atomic import atomic_write_text
+
 AUTOSAVE_INTERVAL_MS = 5000
 
 
@@ -37,19 +39,7 @@ def recovery_dir() -> Path:
 
 def _write_json_atomic(path: Path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(path, json.dumps(data, indent=1))
 
 
 def _pid_alive(pid: int) -> bool:
