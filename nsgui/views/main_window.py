@@ -11,7 +11,7 @@ import time
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QInputDialog, QLabel,
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QInputDialog, QLabel, QTabBar,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
 
 from nsgui.views.document import SceneDocument
@@ -114,6 +114,28 @@ class MainWindow(QMainWindow):
                 self.post("error", f"the scene editor could not be attached: {exc}")
 
     # ------------------------------------------------------------------ construction
+    def _restore_layout(self, state):
+        ok = self.restoreState(state)
+        QTimer.singleShot(0, self._hide_stale_tab_bars)
+        return ok
+
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        QTimer.singleShot(0, self._hide_stale_tab_bars)
+
+    def _hide_stale_tab_bars(self):
+        """Qt 6.12 leaves the old tab bar of a tabified dock group visible where the group used to be
+        after its layout is rebuilt (restoreState, a dock added beside it): hide tab bars that are not
+        next to their docks."""
+        for bar in self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
+            docks = [self.docks[t] for t in (bar.tabText(i) for i in range(bar.count())) if t in self.docks]
+            shown = [d for d in docks if d.isVisible() and not d.visibleRegion().isEmpty()]
+            if not shown:
+                continue
+            g, b = shown[0].geometry(), bar.geometry()
+            if abs(b.top() - g.bottom()) > 4 and abs(b.bottom() - g.top()) > 4:
+                bar.hide()
+
     def _add_dock(self, title, widget, area):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock_{title}")
@@ -226,7 +248,7 @@ class MainWindow(QMainWindow):
         v.addAction("Reset camera", self.view3d.reset_camera)
         v.addAction(self.act_trails)
         v.addSeparator()
-        v.addAction("Reset layout", lambda: self.restoreState(self._default_state))
+        v.addAction("Reset layout", lambda: self._restore_layout(self._default_state))
         s = self.menus["Simulation"] = mb.addMenu("&Simulation")
         for a in (self.act_play, self.act_step, self.act_back, self.act_reset, self.act_resume,
                   self.act_replay, self.act_discard):
@@ -608,7 +630,7 @@ class MainWindow(QMainWindow):
         if geo is not None:
             self.restoreGeometry(geo)
         if state is not None:
-            self.restoreState(state)
+            self._restore_layout(state)
 
     def save_settings(self):
         self.settings.setValue("geometry", self.saveGeometry())
