@@ -484,6 +484,8 @@ class MainWindow(QMainWindow):
             return
         rec = self.controller.recorder
         n = len(rec) if rec is not None else 0
+        if n > 1 and self.statusBar().currentMessage().startswith("Preparing the simulation"):
+            self.statusBar().clearMessage()  # the engine is ready: the hint is stale
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(n - 1, 0))
         self.slider.setValue(self.controller.cursor)
