@@ -290,28 +290,19 @@ def _solve_problem(m, fric, Wd, qd, mu, r0, active0, solver, tol, maxit):
 
 
 @njit(cache=True)
+def _state_arrays(n, nb, nc):
+    """Kinematics, dynamics and contact-geometry arrays of one evaluation (see _evaluate)."""
+    return (np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)),
+            np.zeros((nb, 2, n)), np.zeros((nb, n)), np.zeros((n, n)), np.zeros(n), np.zeros(n), np.zeros(n),
+            np.zeros(nc), np.zeros((nc, 2)), np.zeros((nc, 2)), np.zeros((nc, 2)), np.zeros(nc))
+
+
+@njit(cache=True)
 def initial_row(q, v, t, acc_e, lamN, lamT, status, u_held, row,
                 bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, fs):
     """Signal row of the current state with the given contact percussions; returns the total energy."""
-    n = q.shape[0]
-    nb = bf.shape[0]
-    nc = ci.shape[0]
-    pos = np.zeros((nb, 2))
-    ang = np.zeros(nb)
-    vel = np.zeros((nb, 2))
-    omg = np.zeros(nb)
-    acc = np.zeros((nb, 2))
-    Jp = np.zeros((nb, 2, n))
-    Ja = np.zeros((nb, n))
-    M = np.zeros((n, n))
-    bias = np.zeros(n)
-    grav = np.zeros(n)
-    F = np.zeros(n)
-    gap = np.zeros(nc)
-    nrm = np.zeros((nc, 2))
-    pa = np.zeros((nc, 2))
-    pb = np.zeros((nc, 2))
-    U = np.zeros(nc)
+    pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F, gap, nrm, pa, pb, U = _state_arrays(
+        q.shape[0], bf.shape[0], ci.shape[0])
     Upot, Pd = _evaluate(q, v, bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff,
                          fs[FS_GX], fs[FS_GY], pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F, True,
                          gap, nrm, pa, pb, U)
@@ -367,25 +358,10 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
     const_M, const_F = isets[IS_CONST_M] != 0, isets[IS_CONST_F] != 0
     record = rows.shape[0] >= nsteps and rows.shape[0] > 0
 
-    pos = np.zeros((nb, 2))
-    ang = np.zeros(nb)
-    vel = np.zeros((nb, 2))
-    omg = np.zeros(nb)
-    accb = np.zeros((nb, 2))
-    Jp = np.zeros((nb, 2, n))
-    Ja = np.zeros((nb, n))
-    M = np.zeros((n, n))
-    bias = np.zeros(n)
-    grav = np.zeros(n)
-    F = np.zeros(n)
+    pos, ang, vel, omg, accb, Jp, Ja, M, bias, grav, F, gap, nrm, pa, pb, U = _state_arrays(n, nb, nc)
     Qact = np.zeros(n)
     K = np.zeros((n, n))
     C = np.zeros((n, n))
-    gap = np.zeros(nc)
-    nrm = np.zeros((nc, 2))
-    pa = np.zeros((nc, 2))
-    pb = np.zeros((nc, 2))
-    U = np.zeros(nc)
     maxc = max(ccols.shape[1], 1)
     HNv = np.zeros((nc, maxc))
     HTv = np.zeros((nc, maxc))
