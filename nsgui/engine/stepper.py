@@ -182,6 +182,20 @@ def _densify(rcols, rvals, rnnz, n):
 
 
 @njit(cache=True)
+def _sparse_rows_times(rcols, rvals, rnnz, X):
+    """H X for sparse rows H (k x n) and dense X (n x k): the Delassus matrix W = H Ŵ⁻¹ Hᵀ."""
+    k = rnnz.shape[0]
+    W = np.zeros((k, X.shape[1]))
+    for r in range(k):
+        for s in range(X.shape[1]):
+            acc = 0.0
+            for kk in range(rnnz[r]):
+                acc += rvals[r, kk] * X[rcols[r, kk], s]
+            W[r, s] = acc
+    return W
+
+
+@njit(cache=True)
 def _delassus_sparse(rcols, rvals, rnnz, Minv):
     """X = Minv Hᵀ and W = H X for sparse rows H (chains: O(m²) work, not O(m n²))."""
     k = rnnz.shape[0]
@@ -193,14 +207,7 @@ def _delassus_sparse(rcols, rvals, rnnz, Minv):
             hj = rvals[r, kk]
             for i in range(n):
                 X[i, r] += Minv[i, j] * hj
-    W = np.zeros((k, k))
-    for r in range(k):
-        for s in range(k):
-            acc = 0.0
-            for kk in range(rnnz[r]):
-                acc += rvals[r, kk] * X[rcols[r, kk], s]
-            W[r, s] = acc
-    return X, W
+    return X, _sparse_rows_times(rcols, rvals, rnnz, X)
 
 
 @njit(cache=True)
@@ -216,14 +223,7 @@ def _delassus_lu(rcols, rvals, rnnz, LU, piv):
             col[rcols[r, kk]] += rvals[r, kk]
         lu_solve_factored(LU, piv, col)
         X[:, r] = col
-    W = np.zeros((k, k))
-    for r in range(k):
-        for s in range(k):
-            acc = 0.0
-            for kk in range(rnnz[r]):
-                acc += rvals[r, kk] * X[rcols[r, kk], s]
-            W[r, s] = acc
-    return X, W
+    return X, _sparse_rows_times(rcols, rvals, rnnz, X)
 
 
 @njit(cache=True)
