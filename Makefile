@@ -8,7 +8,7 @@ SCENE ?= resources/scenes/default.json
 # System packages the GUI tests need (Xvfb + Mesa software OpenGL + Qt's xcb deps).
 SYSTEM_PACKAGES := xvfb xauth libgl1-mesa-dri libegl1 libgl1 libglx-mesa0 libxkbcommon-x11-0 \
 	libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 \
-	libxcb-render-util0 libxcb-image0 libdbus-1-3 libfontconfig1
+	libxcb-render-util0 libxcb-image0 libdbus-1-3 libfontconfig1 libegl-mesa0
 
 .PHONY: run test system-deps venv bench clean
 
@@ -27,7 +27,7 @@ run: $(STAMP)
 
 # Installs Xvfb and Mesa when run as root on a Debian-like machine and they are missing.
 system-deps:
-	@if ! command -v Xvfb >/dev/null 2>&1 || ! ldconfig -p | grep -q libxcb-cursor; then \
+	@if ! command -v Xvfb >/dev/null 2>&1 || ! ldconfig -p | grep -q libxcb-cursor || ! ldconfig -p | grep -q libEGL_mesa; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing system packages for the GUI tests"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \

@@ -43,10 +43,8 @@ DISPLAY_PROBE = "from PySide6.QtWidgets import QApplication; QApplication([])"
 GL_PROBE = """
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from vispy import app as vapp
-vapp.use_app('pyside6')
-from vispy import scene
-c = scene.SceneCanvas(size=(64, 64), show=False)
+from nsgui.views.offscreen_canvas import make_canvas
+c, how = make_canvas("#000000")
 img = c.render()
 assert img.shape[0] > 0
 """

@@ -46,19 +46,26 @@ class View3D(QWidget):
         self._static_nodes = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.backend = None
+        self.display = None  # the widget that shows the frames
         try:
-            from vispy import app as vapp
-            vapp.use_app("pyside6")
             from vispy import scene
+            from nsgui.views.offscreen_canvas import OffscreenCanvasWidget, make_canvas
             self._scene_mod = scene
-            self.canvas = scene.SceneCanvas(keys=None, bgcolor=BACKGROUND, show=False, size=(640, 480))
+            self.canvas, self.backend = make_canvas(BACKGROUND)
             self.view = self.canvas.central_widget.add_view()
             self.view.camera = scene.TurntableCamera(fov=30, up="+y", azimuth=CAMERA_AZIMUTH,
                                                       elevation=CAMERA_ELEVATION)
-            layout.addWidget(self.canvas.native)
+            # far/near ratio: vispy's default (1e6) leaves too few depth-buffer bits for the faces
+            self.view.camera.depth_value = 300.0
+            if self.backend == "egl":
+                self.display = OffscreenCanvasWidget(self.canvas)
+            else:
+                self.display = self.canvas.native
+                self.canvas.events.draw.connect(self._drawn, position="first")
+                self.canvas.events.draw.connect(self._draw_done, position="last")
+            layout.addWidget(self.display)
             self._make_dynamic_visuals()
-            self.canvas.events.draw.connect(self._drawn, position="first")
-            self.canvas.events.draw.connect(self._draw_done, position="last")
         except Exception as exc:  # no OpenGL: keep the app usable without the 3D view
             self.canvas = None
             self.error = f"3D view unavailable: {exc}"
@@ -73,8 +80,8 @@ class View3D(QWidget):
         controller.historyReset.connect(self._on_history_reset)
 
     # ------------------------------------------------------------------ redraw pacing
-    # With software OpenGL a frame can cost tens of milliseconds: redraws are spaced so that
-    # drawing takes at most about a third of the GUI thread's time, and the last state is
+    # (Qt fallback) With software OpenGL a frame can cost tens of milliseconds: redraws are spaced
+    # so that drawing takes at most about a third of the GUI thread's time, and the last state is
     # always drawn (a late redraw is scheduled instead of dropping it).
     _draw_started = 0.0
     _draw_cost = 0.0
@@ -89,6 +96,9 @@ class View3D(QWidget):
         self._last_draw = now
 
     def _request_update(self):
+        if self.backend == "egl":  # the display widget merges and paces the requests
+            self.canvas.update()
+            return
         if self.controller.running:  # display ticks are already paced by the window
             self.canvas.update()
             return
@@ -337,3 +347,13 @@ class View3D(QWidget):
         if self.canvas is None:
             raise RuntimeError(self.error or "3D view unavailable")
         return self.canvas.render(size=size) if size else self.canvas.render()
+
+    def renderer(self):
+        """"egl: llvmpipe (...)": how the view is drawn, for the About box and the tests."""
+        if self.canvas is None:
+            return "none"
+        from nsgui.views.offscreen_canvas import gl_renderer
+        try:
+            return f"{self.backend}: {gl_renderer(self.canvas)}"
+        except Exception as exc:
+            return f"{self.backend}: unknown ({exc})"

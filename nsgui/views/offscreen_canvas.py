@@ -1,0 +1,198 @@
+"""A vispy SceneCanvas rendered offscreen (EGL) and shown in a plain raster widget.
+
+Why: a QOpenGLWidget anywhere in a window makes Qt compose the *whole* window through OpenGL on
+every repaint. With a software renderer (Mesa llvmpipe, as under Xvfb or on a machine without a
+GPU driver) that composition alone cost 30-300 ms per repaint and froze the event loop while a run
+streamed in. Rendering the 3D scene into an EGL pbuffer and painting the pixels into a normal widget
+costs a few milliseconds for the 3D view only, and keeps the rest of the window raster-painted.
+
+Where EGL is not available (macOS, some Windows drivers) `make_canvas` falls back to vispy's Qt
+widget; where no OpenGL works at all it raises and the caller shows a message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+_BUTTONS = {Qt.LeftButton: 1, Qt.RightButton: 2, Qt.MiddleButton: 3}
+
+
+def _egl_application():
+    """vispy's EGL application; retried on Mesa's surfaceless platform when no display is usable
+    (no X server, QT_QPA_PLATFORM=offscreen)."""
+    from vispy import app as vapp
+    try:
+        return vapp.Application("egl")
+    except Exception as first:
+        if os.environ.get("EGL_PLATFORM"):
+            raise
+        os.environ["EGL_PLATFORM"] = "surfaceless"
+        sys.modules.pop("vispy.app.backends._egl", None)
+        try:
+            return vapp.Application("egl")
+        except Exception:
+            del os.environ["EGL_PLATFORM"]
+            raise first from None
+
+
+def make_canvas(bgcolor, backend=None):
+    """A SceneCanvas and the name of the way it is shown: "egl" (offscreen, preferred) or "qt".
+
+    `backend` (or the NSGUI_3D_BACKEND environment variable) forces one of the two."""
+    from vispy import scene
+    backend = backend or os.environ.get("NSGUI_3D_BACKEND") or "auto"
+    errors = []
+    if backend in ("auto", "egl"):
+        try:
+            canvas = scene.SceneCanvas(app=_egl_application(), keys=None, bgcolor=bgcolor, show=False,
+                                       size=(640, 480))
+            return canvas, "egl"
+        except Exception as exc:
+            errors.append(f"EGL: {exc}")
+    if backend in ("auto", "qt"):
+        from PySide6.QtGui import QGuiApplication
+        platform = QGuiApplication.platformName()
+        if platform in ("offscreen", "minimal"):  # a QOpenGLWidget would stay blank there
+            errors.append(f"Qt OpenGL: no OpenGL window on the '{platform}' platform")
+            raise RuntimeError("; ".join(errors))
+        try:
+            from vispy import app as vapp
+            vapp.use_app("pyside6")
+            canvas = scene.SceneCanvas(keys=None, bgcolor=bgcolor, show=False, size=(640, 480))
+            return canvas, "qt"
+        except Exception as exc:
+            errors.append(f"Qt OpenGL: {exc}")
+    raise RuntimeError("; ".join(errors) or f"unknown 3D backend {backend!r}")
+
+
+class OffscreenCanvasWidget(QWidget):
+    """Shows the frames of an offscreen SceneCanvas and forwards mouse and wheel events to it.
+
+    Every `canvas.update()` (camera moves, new data) schedules one render; requests that arrive
+    while one is pending are merged, and renders are spaced so that drawing takes at most about a
+    third of the GUI thread's time (`min_interval` grows with the measured cost)."""
+
+    frameRendered = Signal()
+
+    def __init__(self, canvas, parent=None):
+        super().__init__(parent)
+        self.canvas = canvas
+        self.image = None  # the last frame (QImage), kept alive for paintEvent
+        self.render_cost = 0.0
+        self._last_render = 0.0
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setMinimumSize(80, 60)
+        self.setMouseTracking(False)
+        self.setFocusPolicy(Qt.ClickFocus)
+        self.setAttribute(Qt.WA_OpaquePaintEvent)
+        self._timer = QTimer(self, singleShot=True)
+        self._timer.timeout.connect(self.render_now)
+        canvas._backend._vispy_update = self.request_render  # vispy's update() lands here
+
+    # ------------------------------------------------------------------ rendering
+    def request_render(self):
+        if self._timer.isActive():
+            return
+        wait = 2.0 * self.render_cost - (time.perf_counter() - self._last_render)
+        self._timer.start(max(0, int(1000 * wait)))
+
+    def _physical_size(self):
+        r = self.devicePixelRatioF()
+        return max(1, round(self.width() * r)), max(1, round(self.height() * r))
+
+    def render_now(self):
+        """Render the scene at the widget's size and show it (also used by tests)."""
+        self._timer.stop()
+        if not self.isVisible():
+            self._last_render = 0.0
+            return None
+        start = time.perf_counter()
+        size = self._physical_size()
+        if tuple(self.canvas.size) != size:
+            self.canvas.size = size
+            self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
+            self._timer.stop()  # the resize asked for a render: this is it
+        self.canvas._update_pending = False  # SceneCanvas merges update() calls until its on_draw
+        rgba = np.ascontiguousarray(self.canvas.render(alpha=False))
+        h, w = rgba.shape[:2]
+        img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGB888).copy()
+        img.setDevicePixelRatio(self.devicePixelRatioF())
+        self.image = img
+        self._last_render = time.perf_counter()
+        self.render_cost = 0.7 * self.render_cost + 0.3 * (self._last_render - start)
+        self.update()
+        self.frameRendered.emit()
+        return rgba
+
+    def paintEvent(self, _ev):
+        p = QPainter(self)
+        if self.image is None:
+            p.fillRect(self.rect(), QColor(self.canvas.bgcolor.hex))
+        else:
+            p.drawImage(QRect(0, 0, self.width(), self.height()), self.image)
+        p.end()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.request_render()
+
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        self.request_render()
+
+    # ------------------------------------------------------------------ input
+    def _pos(self, ev):
+        r = self.devicePixelRatioF()
+        p = ev.position()
+        return (p.x() * r, p.y() * r)
+
+    @staticmethod
+    def _modifiers(ev):
+        from vispy.util import keys
+        m, out = ev.modifiers(), ()
+        for q, v in ((Qt.ShiftModifier, keys.SHIFT), (Qt.ControlModifier, keys.CONTROL),
+                     (Qt.AltModifier, keys.ALT), (Qt.MetaModifier, keys.META)):
+            if m & q:
+                out += (v,)
+        return out
+
+    @staticmethod
+    def _buttons(ev):
+        return [b for q, b in _BUTTONS.items() if ev.buttons() & q]
+
+    def mousePressEvent(self, ev):
+        self.canvas._backend._vispy_mouse_press(pos=self._pos(ev), button=_BUTTONS.get(ev.button(), 0),
+                                                buttons=self._buttons(ev), modifiers=self._modifiers(ev))
+
+    def mouseReleaseEvent(self, ev):
+        self.canvas._backend._vispy_mouse_release(pos=self._pos(ev), button=_BUTTONS.get(ev.button(), 0),
+                                                  buttons=self._buttons(ev), modifiers=self._modifiers(ev))
+
+    def mouseDoubleClickEvent(self, ev):
+        self.canvas._backend._vispy_mouse_double_click(pos=self._pos(ev),
+                                                       button=_BUTTONS.get(ev.button(), 0),
+                                                       buttons=self._buttons(ev),
+                                                       modifiers=self._modifiers(ev))
+
+    def mouseMoveEvent(self, ev):
+        self.canvas._backend._vispy_mouse_move(pos=self._pos(ev), buttons=self._buttons(ev),
+                                               modifiers=self._modifiers(ev))
+
+    def wheelEvent(self, ev):
+        d = ev.angleDelta()
+        self.canvas.events.mouse_wheel(pos=self._pos(ev), delta=(d.x() / 120.0, d.y() / 120.0),
+                                       modifiers=self._modifiers(ev))
+
+
+def gl_renderer(canvas):
+    """The OpenGL renderer's name ("llvmpipe (LLVM 15...)" for Mesa's software renderer)."""
+    from vispy.gloo import gl
+    canvas.set_current()
+    return str(gl.glGetParameter(gl.GL_RENDERER) or "")
