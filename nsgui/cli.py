@@ -84,14 +84,17 @@ def run_main(argv):
     progress.close()
     s = result.summary
     if args.out:
+        writing = _Progress(not args.quiet)  # shown only if the write lasts more than a moment
         try:
             if args.out.lower().endswith(".csv"):
-                write_csv(args.out, result.signals)
+                write_csv(args.out, result.signals, progress=writing)
             else:
                 write_hdf5(args.out, result.signals, {"scene": os.path.abspath(args.scene),
-                                                      "summary": json.dumps(s)})
+                                                      "summary": json.dumps(s)}, progress=writing)
         except OSError as e:
+            writing.close()
             return _fail(f"cannot write {args.out}: {e.strerror or e}")
+        writing.close()
     if args.summary_json:
         try:
             from nsgui.engine.atomic import atomic_write_text

@@ -1,6 +1,10 @@
 """Exports: recorded data (CSV, HDF5 via the engine writers), plots (PNG, SVG) and the 3D view as a
 video (MP4, GIF). Every file is written to a temporary name next to the target and moved into place
-only when complete, so an export is complete or absent, also when cancelled or failing."""
+only when complete, so an export is complete or absent, also when cancelled or failing.
+
+Data exports run in a worker thread (`run_with_progress(..., threaded=True)`); the engine writers
+write in row chunks and ask the progress callback after each one, so Cancel stops the write at the
+next chunk and the temporary file is removed."""
 
 from __future__ import annotations
 
@@ -13,9 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFormLayout, QMessageBox, QProgressDialog, QSpinBox)
 
+from nsgui.engine.export import ExportCancelled
 
-class Cancelled(Exception):
-    pass
+Cancelled = ExportCancelled  # every cancelled export (data, video) raises this
 
 
 def _temp_next_to(path):
@@ -40,25 +44,16 @@ def _discard(tmp):
 
 def export_data(recorder, path, fmt, attrs=None, progress=None):
     """All recorded signals with the names of `nsgui run` (column per signal). `recorder` may also
-    be the dict of signals already taken from it (to write from another thread)."""
+    be the dict of signals already taken from it (to write from another thread). The engine writers
+    write atomically in row chunks; `progress(fraction)` is called after each chunk and cancels the
+    export (raising Cancelled, no file written, an existing file untouched) when it returns False."""
     from nsgui.engine.export import write_csv, write_hdf5
-    signals = recorder if isinstance(recorder, dict) else recorder.signals()
-    tmp = _temp_next_to(path)
-    try:
-        if progress and not progress(0.05):
-            raise Cancelled()
-        if fmt == "csv":
-            write_csv(tmp, signals)
-        elif fmt in ("hdf5", "h5"):
-            write_hdf5(tmp, signals, attrs or {})
-        else:
-            raise ValueError(f"unknown data format {fmt!r} (csv or hdf5)")
-        if progress and not progress(1.0):
-            raise Cancelled()
-        _finish(tmp, path)
-    except BaseException:
-        _discard(tmp)
-        raise
+    if fmt == "csv":
+        write_csv(path, recorder, progress=progress)
+    elif fmt in ("hdf5", "h5"):
+        write_hdf5(path, recorder, attrs or {}, progress=progress)
+    else:
+        raise ValueError(f"unknown data format {fmt!r} (csv or hdf5)")
     return path
 
 
@@ -165,7 +160,8 @@ def run_with_progress(window, title, job, threaded=False):
     dlg.setWindowModality(Qt.WindowModal)
     dlg.setMinimumDuration(300)
     dlg.setValue(0)
-    state = {"cancel": False}
+    state = {"cancel": False, "fraction": None}
+    dlg.canceled.connect(lambda: state.__setitem__("cancel", True))  # seen by the worker at once
 
     def progress(fraction):
         if threading.current_thread() is threading.main_thread():
@@ -177,7 +173,7 @@ def run_with_progress(window, title, job, threaded=False):
     try:
         result = _run_threaded(job, dlg, state) if threaded else job(progress)
     except Cancelled:
-        window.post("warning", f"{title}: cancelled (no file written)")
+        window.post("warning", f"{title}: cancelled, no file was written")
         return None
     except Exception as exc:
         window.post("error", f"{title} failed: {exc}")
@@ -191,12 +187,15 @@ def run_with_progress(window, title, job, threaded=False):
 
 
 def _run_threaded(job, dlg, state):
-    """Run a job that cannot report progress (a CSV write) in a thread while the dialog stays
-    live; Cancel makes the job discard its temporary file when it ends."""
-    import time
+    """Run `job(progress)` (a data write) in a thread while the dialog stays live. The worker's
+    `progress(fraction)` only records the fraction and answers False once Cancel was pressed: the
+    job then stops at its next chunk and removes its temporary file. The GUI thread keeps handling
+    events until the worker has ended (at most one chunk after Cancel), so that the outcome it
+    reports (done, or cancelled with no file written) is true."""
     box = {}
 
     def progress(fraction):
+        state["fraction"] = fraction
         return not state["cancel"]
 
     def target():
@@ -207,14 +206,13 @@ def _run_threaded(job, dlg, state):
 
     th = threading.Thread(target=target, name="nsgui-export", daemon=True)
     th.start()
-    k = 0
     while th.is_alive():
-        k += 1
-        dlg.setValue((k * 7) % 1000)  # indeterminate: the writer gives no fraction
+        fraction = state["fraction"]
+        if fraction is not None and not state["cancel"]:
+            dlg.setValue(min(int(1000 * fraction), 999))  # 1000 would close the dialog early
         QApplication.processEvents()
         state["cancel"] = state["cancel"] or dlg.wasCanceled()
-        time.sleep(0.02)
-    th.join()
+        th.join(0.02)
     if "error" in box:
         raise box["error"]
     return box.get("result")
