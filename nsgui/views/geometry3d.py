@@ -154,6 +154,18 @@ def transform_points(local, pose):
     return np.asarray(local) @ _rot(a).T + (x, y)
 
 
+def points_along_poses(poses, bodies, local):
+    """World positions (m, k, 2) of m body-frame points `local` (m, 2) on the bodies with indices
+    `bodies` (m,), over k pose rows `poses` (k, nbodies, 3): x + R(theta) p for every row at once."""
+    poses = np.asarray(poses, dtype=float)
+    local = np.asarray(local, dtype=float).reshape(-1, 2)
+    p = poses[:, np.asarray(bodies, dtype=int)]  # (k, m, 3)
+    c, s = np.cos(p[..., 2]), np.sin(p[..., 2])
+    x = p[..., 0] + c * local[:, 0] - s * local[:, 1]
+    y = p[..., 1] + s * local[:, 0] + c * local[:, 1]
+    return np.stack([x, y], axis=-1).transpose(1, 0, 2)
+
+
 def arrow_segments(points, directions, lengths):
     """Line segments (2n, 2) from each point along its direction by its length."""
     p = np.asarray(points, dtype=float).reshape(-1, 2)

@@ -247,6 +247,7 @@ class MainWindow(QMainWindow):
         v.addSeparator()
         v.addAction("Reset camera", self.view3d.reset_camera)
         v.addAction(self.act_trails)
+        v.addAction("Trail points…", self.choose_trail_points)
         v.addSeparator()
         v.addAction("Reset layout", lambda: self._restore_layout(self._default_state))
         s = self.menus["Simulation"] = mb.addMenu("&Simulation")
@@ -610,6 +611,11 @@ class MainWindow(QMainWindow):
     def _export_attrs(self):
         from nsgui.engine import dumps_scene
         return {"scene": dumps_scene(self.document.scene), "source": "nsgui"}
+
+    def choose_trail_points(self):
+        from nsgui.views.trail_dialog import TrailPointsDialog
+        self.trail_dialog = TrailPointsDialog(self.view3d, self.act_trails, self)
+        self.trail_dialog.open()
 
     # ------------------------------------------------------------------ help
     def show_shortcuts(self):

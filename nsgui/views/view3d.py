@@ -1,5 +1,6 @@
 """The 3D view (vispy): bodies extruded from their planar shapes, obstacles, joints, contact points,
-normal-force arrows, friction-cone wedges coloured by contact state, and optional trails.
+normal-force arrows, friction-cone wedges coloured by contact state, and optional trails of chosen
+body points.
 
 It draws the history row the controller's cursor points at; it computes no physics (poses and
 contact frames come from the compiled model's `body_poses` / `contact_frames`)."""
@@ -7,6 +8,8 @@ contact frames come from the compiled model's `body_poses` / `contact_frames`)."
 from __future__ import annotations
 
 import time
+import weakref
+from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
@@ -25,6 +28,30 @@ BACKGROUND = "#1e2229"
 TRAIL_SECONDS = 2.0
 CAMERA_AZIMUTH, CAMERA_ELEVATION = 85.0, 6.0  # a three-quarter view of the mechanism's plane
 TRAIL_POINTS = 160
+TRAIL_COLORS = [  # one per trail point, in the order chosen (cycled)
+    (1.00, 0.85, 0.30), (0.35, 0.85, 1.00), (1.00, 0.45, 0.85), (0.55, 1.00, 0.40),
+    (1.00, 0.55, 0.20), (0.72, 0.58, 1.00), (0.92, 0.92, 0.92), (1.00, 0.38, 0.38),
+]
+
+
+class TrailPoint(NamedTuple):
+    """A point fixed on a body, given in the body's frame, whose recent world path is drawn."""
+    body: str
+    x: float
+    y: float
+    label: str
+
+
+def trail_point(body, local=(0.0, 0.0), label=None) -> TrailPoint:
+    x, y = float(local[0]), float(local[1])
+    if not label:
+        label = f"{body} origin" if x == 0.0 and y == 0.0 else f"{body} ({x:.4g}, {y:.4g})"
+    return TrailPoint(str(body), x, y, str(label))
+
+
+def default_trail_points(body_names) -> list[TrailPoint]:
+    """Each body's origin: what the trails show when no points were chosen."""
+    return [trail_point(n) for n in body_names]
 
 
 def _rgba(hex_color, alpha=1.0):
@@ -41,6 +68,11 @@ class View3D(QWidget):
         self.controller = controller
         self.model = None
         self.trails_enabled = False
+        self._trail_choice = None  # chosen TrailPoints, or None: each body's origin
+        self.trail_paths = {}  # label -> (k, 2) world path last handed to the trails visual
+        self.trail_colors = {}  # label -> rgb of that path
+        self.trail_rows = np.zeros(0, int)  # the history rows sampled for those paths
+        self._trail_cols = (None, None, None)
         self.error = None
         self._body_nodes = []
         self._static_nodes = []
@@ -134,6 +166,7 @@ class View3D(QWidget):
 
     def set_model(self, model):
         """Rebuild the solids for a compiled model (new scene, reset or resume with edits)."""
+        self._trail_choice = self._kept_trail_points(self.model, model)
         self.model = model
         if self.canvas is None:
             return
@@ -165,14 +198,21 @@ class View3D(QWidget):
             self._body_nodes.append(mesh)
         half = np.array([0.65, 0.45]) * self.extent  # walls and grounds are drawn this far
         box = (self.center - half, self.center + half)
+        # all obstacles in one mesh: each visual costs ~1 ms of vispy overhead per frame
+        verts_all, faces_all, colors_all = [], [], []
         for o in s.obstacles:
             mesh = geo.obstacle_mesh(o, self.extent, -self.depth, self.depth, box)
             if mesh is None:
                 continue
             verts, faces = mesh
             color = (0.42, 0.45, 0.40, 1.0) if o.type == "ground" else (0.50, 0.47, 0.42, 1.0)
-            self._static_nodes.append(scene.visuals.Mesh(vertices=verts, faces=faces, color=color,
-                                                         shading="flat", parent=self.view.scene))
+            faces_all.append(np.asarray(faces) + sum(len(v) for v in verts_all))
+            verts_all.append(np.asarray(verts, float))
+            colors_all.append(np.tile(color, (len(faces), 1)))
+        if verts_all:
+            self._static_nodes.append(scene.visuals.Mesh(
+                vertices=np.vstack(verts_all), faces=np.vstack(faces_all).astype(np.uint32),
+                face_colors=np.vstack(colors_all), shading="flat", parent=self.view.scene))
         mus = []
         for k in range(len(model.contact_names)):
             owner = model.contact_owner[k]
@@ -211,6 +251,50 @@ class View3D(QWidget):
     def set_trails(self, on):
         self.trails_enabled = bool(on)
         self.show_row(self.controller.cursor)
+
+    # ------------------------------------------------------------------ trail points
+    def trail_points(self) -> list[TrailPoint]:
+        """The points whose trails are drawn: the chosen ones, or each body's origin."""
+        names = list(self.model.body_names) if self.model is not None else []
+        if self._trail_choice is None:
+            return default_trail_points(names)
+        return [p for p in self._trail_choice if p.body in names]
+
+    def trail_points_chosen(self) -> bool:
+        return self._trail_choice is not None
+
+    def set_trail_points(self, points):
+        """Choose the trail points: (body, (x, y)[, label]) items or TrailPoints; None or an empty
+        list goes back to the default (each body's origin). Unknown bodies are dropped."""
+        chosen, seen, labels = [], set(), set()
+        names = set(self.model.body_names) if self.model is not None else None
+        for p in points or []:
+            if not isinstance(p, TrailPoint):
+                p = trail_point(*p)
+            key = (p.body, round(p.x, 12), round(p.y, 12))
+            if key in seen or (names is not None and p.body not in names):
+                continue
+            seen.add(key)
+            label, n = p.label, 2
+            while label in labels:  # the paths are keyed by label
+                label, n = f"{p.label} [{n}]", n + 1
+            labels.add(label)
+            chosen.append(p._replace(label=label))
+        self._trail_choice = chosen or None
+        self.show_row(self.controller.cursor)
+
+    def _kept_trail_points(self, old, new):
+        """The chosen points carried over to a new model: all of them for the same scene (reset,
+        resume), those on bodies that still exist for an edited scene (same name), none (back to
+        the default) for a different scene with other body names."""
+        if self._trail_choice is None:
+            return None
+        names = set(new.body_names)
+        if old is not None and set(old.body_names) != names and \
+                getattr(old.scene, "name", None) != getattr(new.scene, "name", None):
+            return None
+        kept = [p for p in self._trail_choice if p.body in names]
+        return kept or None
 
     def _on_history_reset(self):
         if self.controller.model is not None and self.controller.model is not self.model:
@@ -321,25 +405,48 @@ class View3D(QWidget):
             self._arrows.visible = self._heads.visible = False
 
     def _draw_trails(self, rec, row):
-        if not self.trails_enabled or rec is None or row is None or row < 1:
+        self.trail_paths, self.trail_colors, self.trail_rows = {}, {}, np.zeros(0, int)
+        points = self.trail_points() if self.trails_enabled else []
+        if not points or rec is None or row is None or row < 1:
             self._trails.visible = False
             return
         t_now = rec.time[row]
         first = rec.row_at_time(t_now - TRAIL_SECONDS)
         rows = np.unique(np.linspace(first, row, TRAIL_POINTS).astype(int))
-        cols = [rec.index("q." + n) for n in self.model.coord_names]
-        block = rec.rows(rows[0], rows[-1] + 1)[rows - rows[0]][:, cols]
-        paths = np.array([np.asarray(self.model.body_poses(q))[:, :2] for q in block])  # (k, nb, 2)
-        segs, colors = [], []
         k = len(rows)
-        for b in range(paths.shape[1]):
-            p = paths[:, b]
-            segs.append(np.repeat(p, 2, axis=0)[1:-1])
-            alpha = np.repeat(np.linspace(0.05, 0.9, k), 2)[1:-1]
-            colors.append(np.column_stack([np.full((len(alpha), 3), (1.0, 0.85, 0.3)), alpha]))
-        seg = np.vstack(segs)
-        self._trails.set_data(np.column_stack([seg, np.full(len(seg), self.front)]), color=np.vstack(colors))
+        try:
+            if k < 2:
+                raise IndexError("one row")
+            cols = self._q_columns(rec)
+            block = np.array([rec.row(int(r))[cols] for r in rows])
+            poses = np.array([np.asarray(self.model.body_poses(q)) for q in block])  # (k, nb, 3)
+        except (KeyError, IndexError, ValueError):  # a history of another model (being replaced)
+            self._trails.visible = False
+            return
+        index = {n: i for i, n in enumerate(self.model.body_names)}
+        paths = geo.points_along_poses(poses, [index[p.body] for p in points],
+                                       [(p.x, p.y) for p in points])  # (m, k, 2)
+        rgb = np.array([TRAIL_COLORS[i % len(TRAIL_COLORS)] for i in range(len(points))])
+        for p, path, c in zip(points, paths, rgb):
+            self.trail_paths[p.label] = path
+            self.trail_colors[p.label] = tuple(c)
+        self.trail_rows = rows
+        # consecutive samples joined by segments, fading toward the past
+        seg = np.repeat(paths, 2, axis=1)[:, 1:-1].reshape(-1, 2)
+        alpha = np.repeat(np.linspace(0.05, 0.9, k), 2)[1:-1]
+        colors = np.concatenate([np.broadcast_to(rgb[:, None, :], (len(points), len(alpha), 3)),
+                                 np.broadcast_to(alpha[None, :, None], (len(points), len(alpha), 1))],
+                                axis=2).reshape(-1, 4)
+        self._trails.set_data(np.column_stack([seg, np.full(len(seg), self.front)]), color=colors)
         self._trails.visible = True
+
+    def _q_columns(self, rec):
+        """Recorder columns of the model's coordinates (cached per recorder and model)."""
+        r, m, cols = self._trail_cols
+        if r is None or r() is not rec or m is not self.model:
+            cols = np.array([rec.index("q." + n) for n in self.model.coord_names], dtype=int)
+            self._trail_cols = (weakref.ref(rec), self.model, cols)
+        return cols
 
     # ------------------------------------------------------------------ images
     def render_image(self, size=None):
