@@ -83,3 +83,29 @@ def rest_time(t, pn):
     while k > 0 and pos[k - 1]:
         k -= 1
     return t[k]
+
+
+def assert_drawn_from(x, y, t, col):
+    """(x, y) as handed to a plot curve shows the signal `col` sampled at times `t`: each x is a
+    sample time; a single point is that sample; a pair of points at the same x is the minimum and
+    maximum of the samples from that time up to the next drawn time (peak decimation). Together
+    the points cover every sample from the first drawn time to the last."""
+    x, y, t, col = (np.asarray(a, float) for a in (x, y, t, col))
+    assert len(x) == len(y) and len(x) > 0
+    starts = np.searchsorted(t, x)
+    assert np.all(starts < len(t)) and np.array_equal(t[starts], x), "points at non-sample times"
+    k, n = 0, len(x)
+    while k < n:
+        s = starts[k]
+        pair = k + 1 < n and x[k + 1] == x[k]
+        nxt = k + 2 if pair else k + 1
+        e = starts[nxt] if nxt < n else (len(t) if pair else s + 1)
+        assert e > s, f"drawn times not increasing at point {k}"
+        seg = col[s:e]
+        if pair:
+            with np.errstate(invalid="ignore"):
+                expected = [np.fmin.reduce(seg), np.fmax.reduce(seg)]
+            assert np.array_equal(y[k:k + 2], expected, equal_nan=True), f"bucket at t={x[k]}"
+        else:
+            assert e == s + 1 and np.array_equal(y[k], col[s], equal_nan=True), f"sample at t={x[k]}"
+        k = nxt

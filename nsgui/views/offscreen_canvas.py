@@ -21,25 +21,38 @@ from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from nsgui.views import frame_budget
+
 _BUTTONS = {Qt.LeftButton: 1, Qt.RightButton: 2, Qt.MiddleButton: 3}
 
 
-def _egl_application():
-    """vispy's EGL application; retried on Mesa's surfaceless platform when no display is usable
-    (no X server, QT_QPA_PLATFORM=offscreen)."""
+_EGL_APP = None  # the vispy application of the platform that worked
+
+
+def _egl_canvas(bgcolor):
+    """A SceneCanvas on vispy's EGL backend. Mesa's surfaceless platform is tried first: it needs no
+    display and does not depend on the X screen's depth; then the driver's default platform."""
+    global _EGL_APP
     from vispy import app as vapp
-    try:
-        return vapp.Application("egl")
-    except Exception as first:
-        if os.environ.get("EGL_PLATFORM"):
-            raise
-        os.environ["EGL_PLATFORM"] = "surfaceless"
-        sys.modules.pop("vispy.app.backends._egl", None)
+    from vispy import scene
+    if _EGL_APP is not None:
+        return scene.SceneCanvas(app=_EGL_APP, keys=None, bgcolor=bgcolor, show=False, size=(640, 480))
+    forced = os.environ.get("EGL_PLATFORM")
+    errors = []
+    for platform in ([forced] if forced else ["surfaceless", None]):
+        if platform:
+            os.environ["EGL_PLATFORM"] = platform
+        else:
+            os.environ.pop("EGL_PLATFORM", None)
+        sys.modules.pop("vispy.app.backends._egl", None)  # its import initialises the display
         try:
-            return vapp.Application("egl")
-        except Exception:
-            del os.environ["EGL_PLATFORM"]
-            raise first from None
+            app = vapp.Application("egl")
+            canvas = scene.SceneCanvas(app=app, keys=None, bgcolor=bgcolor, show=False, size=(640, 480))
+            _EGL_APP = app
+            return canvas
+        except Exception as exc:
+            errors.append(f"{platform or 'default'}: {exc}")
+    raise RuntimeError("; ".join(errors))
 
 
 def make_canvas(bgcolor, backend=None):
@@ -51,9 +64,7 @@ def make_canvas(bgcolor, backend=None):
     errors = []
     if backend in ("auto", "egl"):
         try:
-            canvas = scene.SceneCanvas(app=_egl_application(), keys=None, bgcolor=bgcolor, show=False,
-                                       size=(640, 480))
-            return canvas, "egl"
+            return _egl_canvas(bgcolor), "egl"
         except Exception as exc:
             errors.append(f"EGL: {exc}")
     if backend in ("auto", "qt"):
@@ -113,6 +124,10 @@ class OffscreenCanvasWidget(QWidget):
         if not self.isVisible():
             self._last_render = 0.0
             return None
+        wait = frame_budget.wait_before_job()
+        if wait > 0:  # another heavy job just ran in this loop pass: let the loop turn first
+            self._timer.start(int(1000 * wait) + 2)
+            return None
         start = time.perf_counter()
         size = self._physical_size()
         if tuple(self.canvas.size) != size:
@@ -120,13 +135,15 @@ class OffscreenCanvasWidget(QWidget):
             self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
             self._timer.stop()  # the resize asked for a render: this is it
         self.canvas._update_pending = False  # SceneCanvas merges update() calls until its on_draw
-        rgba = np.ascontiguousarray(self.canvas.render(alpha=False))
+        rgba = np.ascontiguousarray(self.canvas.render())
         h, w = rgba.shape[:2]
-        img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGB888).copy()
+        img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGBX8888)
+        img.keep_alive = rgba  # QImage does not own the numpy buffer
         img.setDevicePixelRatio(self.devicePixelRatioF())
         self.image = img
         self._last_render = time.perf_counter()
         self.render_cost = 0.7 * self.render_cost + 0.3 * (self._last_render - start)
+        frame_budget.job_done()
         self.update()
         self.frameRendered.emit()
         return rgba

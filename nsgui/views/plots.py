@@ -7,7 +7,8 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QLineF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollArea, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -17,8 +18,10 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
            "#e377c2", "#7f7f7f", "#bcbd22"]
 CURSOR_PEN = pg.mkPen("#e8a317", width=1.5)
 MIN_PLOT_HEIGHT = 190
-REFRESH_BUDGET = 0.012  # seconds of plot updates per display tick
+REFRESH_BUDGET = 0.005  # seconds of plot updates per display tick
 CARD_INTERVAL = 0.1  # a live plot is redrawn at most this often
+MAX_MARKERS = 2000  # impact markers drawn per signal (the newest in view)
+PHASE_POINTS = 20000  # a phase portrait draws at most about this many samples
 
 
 def default_plots(names):
@@ -49,6 +52,45 @@ class TimedPlotWidget(pg.PlotWidget):
         self.paint_cost = 0.7 * self.paint_cost + 0.3 * (time.perf_counter() - t0)
 
 
+class GridItem(pg.GraphicsObject):
+    """Grid lines at the axes' major and minor ticks, drawn opaque in one call each.
+
+    pyqtgraph's own grid (translucent lines painted by the axes) cost about 7 ms per repaint of a
+    plot in the raster engine; this one costs well under a millisecond."""
+
+    def __init__(self, plot_item):
+        super().__init__()
+        self._plot = plot_item
+        self._pens = []
+        for color in ("#e4e4e4", "#f1f1f1"):  # major, minor
+            pen = QPen(QColor(color))
+            pen.setCosmetic(True)
+            pen.setWidth(0)
+            self._pens.append(pen)
+        self.setZValue(-1000)
+        plot_item.vb.sigRangeChanged.connect(lambda *_: self.prepareGeometryChange())
+
+    def boundingRect(self):
+        return self._plot.vb.viewRect()
+
+    def paint(self, p, *_):
+        vb = self._plot.vb
+        r = vb.viewRect()
+        levels = [[], []]
+        for axis, horizontal, size in (("bottom", False, vb.width()), ("left", True, vb.height())):
+            lo, hi = (r.top(), r.bottom()) if horizontal else (r.left(), r.right())
+            lo, hi = min(lo, hi), max(lo, hi)
+            if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo or size <= 0:
+                continue
+            for k, (_spacing, values) in enumerate(self._plot.getAxis(axis).tickValues(lo, hi, size)[:2]):
+                levels[k] += [QLineF(r.left(), v, r.right(), v) if horizontal else QLineF(v, r.top(), v, r.bottom())
+                              for v in values]
+        for pen, lines in zip(self._pens[::-1], levels[::-1]):  # minor first, major over it
+            if lines:
+                p.setPen(pen)
+                p.drawLines(lines)
+
+
 class PlotCard(QWidget):
     """One plot with its title bar; `kind` is "time" or "phase"."""
     closeRequested = Signal(object)
@@ -72,8 +114,18 @@ class PlotCard(QWidget):
         lay.addLayout(bar)
         self.plot = TimedPlotWidget()
         self.plot.setMinimumHeight(MIN_PLOT_HEIGHT - 30)
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.item = self.plot.getPlotItem()
+        self.grid = GridItem(self.item)
+        self.item.addItem(self.grid, ignoreBounds=True)
+        # The card sets the view range itself (pyqtgraph's auto-range reads every sample at every
+        # repaint): while running it grows in steps, so most repaints reuse the axes as drawn.
+        # A zoom or pan by the user takes over until the "A" button gives the range back.
+        self.item.vb.disableAutoRange()
+        self.user_range = False
+        self._range = None
+        self._x_hi = None
+        self.item.vb.sigRangeChangedManually.connect(self._user_moved)
+        self.item.autoBtn.clicked.connect(self._auto_clicked)
         # the legend is a line of coloured names above the plot: it never hides the curves
         self.legend_label = QLabel()
         self.legend_label.setWordWrap(True)
@@ -86,6 +138,69 @@ class PlotCard(QWidget):
         self.activated.emit(self)
         super().mousePressEvent(ev)
 
+    # ------------------------------------------------------------------ view range
+    def _user_moved(self, *_):
+        self.user_range = True
+        self.refresh()  # draw the samples of the new range at its resolution
+
+    def _auto_clicked(self, *_):
+        self.user_range = False
+        self.item.vb.disableAutoRange()
+        self._range = self._x_hi = None
+        self.refresh()
+
+    def reset_range(self):
+        """A new history: the range follows the data again."""
+        self.user_range = False
+        self._range = self._x_hi = None
+
+    def visible_rows(self, t):
+        """Rows of `t` to draw: all of them unless the user zoomed or panned."""
+        if not self.user_range or not len(t):
+            return 0, len(t)
+        xa, xb = self.item.vb.viewRange()[0]
+        return (max(0, int(np.searchsorted(t, xa)) - 1), min(len(t), int(np.searchsorted(t, xb)) + 1))
+
+    def apply_range(self, x0, x1, y0, y1, time_axis=True):
+        """Show [x0, x1] x [y0, y1] (data bounds). While running, a time axis ends 30 % past the
+        newest sample and moves only when the data reach it, and value axes only grow, so the
+        axes are not redrawn at each tick; paused, the range fits the data."""
+        if self.user_range or not (np.isfinite(x0) and np.isfinite(x1)):
+            return
+        running = self.controller.running
+        old = self._range
+        if time_axis:
+            if running:
+                if self._x_hi is None or x1 > self._x_hi:
+                    self._x_hi = x0 + 1.3 * max(x1 - x0, 1e-3)
+                x1 = self._x_hi
+            else:
+                self._x_hi = None
+                x1 = max(x1, x0 + 1e-9)
+        else:
+            x0, x1 = _grown(x0, x1, old[:2] if old else None, running)
+        y0, y1 = _grown(y0, y1, old[2:] if old else None, running)
+        new = (x0, x1, y0, y1)
+        if new != old:
+            self._range = new
+            self.item.vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+
+
+def _grown(lo, hi, current, running):
+    """An axis range holding [lo, hi] with a 5 % margin; while running, the current range is kept
+    when it holds the data and otherwise grows with 10 % headroom (it never shrinks)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        lo, hi = -1.0, 1.0
+    pad = 0.05 * (hi - lo) if hi > lo else max(abs(lo) * 0.05, 1e-3)
+    lo, hi = lo - pad, hi + pad
+    if not running or current is None:
+        return lo, hi
+    c0, c1 = current
+    if lo >= c0 and hi <= c1:
+        return c0, c1
+    span = max(hi, c1) - min(lo, c0)
+    return (min(lo, c0) - 0.1 * span * (lo < c0), max(hi, c1) + 0.1 * span * (hi > c1))
+
 
 class TimePlot(PlotCard):
     kind = "time"
@@ -96,6 +211,7 @@ class TimePlot(PlotCard):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.previous_curves: dict[str, pg.PlotDataItem] = {}
         self.impacts: dict[str, pg.ScatterPlotItem] = {}
+        self._hits: dict[str, tuple] = {}
         self.cursor_line = pg.InfiniteLine(angle=90, movable=False, pen=CURSOR_PEN)
         self.item.addItem(self.cursor_line, ignoreBounds=True)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
@@ -112,8 +228,6 @@ class TimePlot(PlotCard):
         color = PALETTE[len(self.curves) % len(PALETTE)]
         curve = self.item.plot([], [], pen=pg.mkPen(color, width=1))
         curve.color = color
-        curve.setDownsampling(auto=True, method="peak")
-        curve.setClipToView(True)
         self.curves[name] = curve
         self._update_legend()
         if name.startswith("contact.") and (name.endswith(".pn") or name.endswith(".pt")):
@@ -133,24 +247,52 @@ class TimePlot(PlotCard):
         self.legend_label.setText("&nbsp; ".join(
             f'<span style="color:{c.color}">■</span>&nbsp;{n}' for n, c in self.curves.items()))
 
+    def _max_buckets(self):
+        return max(100, int(self.item.vb.width()))
+
     def refresh(self):
+        """Hand each curve the samples (or min/max envelope) of the rows in view: about two points
+        per pixel column however long the history is."""
         c = self.controller
         rec = c.recorder
-        if rec is None:
-            for curve in self.curves.values():
-                curve.setData([], [])
+        if rec is None or not len(rec):
+            for store in (self.curves, self.impacts):
+                for item in store.values():
+                    item.setData([], [])
+            self._hits.clear()
+            self._refresh_previous()
             return
         t = c.column("t")
-        for name, curve in self.curves.items():
-            y = c.column(name)
-            curve.setData(t, y)
-            if name in self.impacts:
-                status_name = name.rsplit(".", 1)[0] + ".status"
-                if status_name in rec._index:
-                    st = c.column(status_name)
-                    hit = np.flatnonzero(st == 3)
-                    self.impacts[name].setData(t[hit], y[hit])
+        i0, i1 = self.visible_rows(t)
+        width = self._max_buckets()
+        lo, hi = np.inf, -np.inf
+        with np.errstate(invalid="ignore"):
+            for name, curve in self.curves.items():
+                x, y = c.envelope(name).decimate(t, c.column(name), i0, i1, width)
+                curve.setData(x, y)
+                if len(y):
+                    lo, hi = np.fmin(lo, np.fmin.reduce(y)), np.fmax(hi, np.fmax.reduce(y))
+        for name, sc in self.impacts.items():
+            hit = self._impact_rows(name)
+            hit = hit[(hit >= i0) & (hit < i1)][-MAX_MARKERS:]
+            sc.setData(t[hit], c.column(name)[hit])
         self._refresh_previous()
+        self.apply_range(t[0], t[-1], lo, hi)
+
+    def _impact_rows(self, name):
+        """Rows where this contact's status is "impact", found incrementally."""
+        c = self.controller
+        status_name = name.rsplit(".", 1)[0] + ".status"
+        if status_name not in c.recorder._index:
+            return np.empty(0, np.intp)
+        st = c.column(status_name)
+        rec_id, done, rows = self._hits.get(name, (None, 0, np.empty(0, np.intp)))
+        if rec_id is not id(c.recorder) or done > len(st):
+            done, rows = 0, np.empty(0, np.intp)
+        if len(st) > done:
+            rows = np.concatenate([rows, done + np.flatnonzero(st[done:] == 3)])
+        self._hits[name] = (id(c.recorder), len(st), rows)
+        return rows
 
     def _refresh_previous(self):
         c = self.controller
@@ -161,16 +303,17 @@ class TimePlot(PlotCard):
             self.previous_curves.clear()
             return
         t = c.previous_columns.get(prev, "t")
+        i0, i1 = self.visible_rows(t)
         for name, curve in self.curves.items():
             if name not in self.previous_curves:
                 pen = pg.mkPen(curve.opts["pen"].color(), width=1, style=Qt.DashLine)
                 item = pg.PlotDataItem([], [], pen=pen)
-                item.setDownsampling(auto=True, method="peak")
-                item.setClipToView(True)
                 item.setOpacity(0.55)
                 self.item.addItem(item)
                 self.previous_curves[name] = item
-            self.previous_curves[name].setData(t, c.previous_columns.get(prev, name))
+            env = c.previous_columns.envelope(prev, name)
+            x, y = env.decimate(t, c.previous_columns.get(prev, name), i0, i1, self._max_buckets())
+            self.previous_curves[name].setData(x, y)
 
     def set_cursor(self, t):
         self.cursor_line.setValue(t)
@@ -191,7 +334,6 @@ class PhasePlot(PlotCard):
         self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         self.header.insertWidget(1, self.combo)
         self.curve = self.item.plot([], [], pen=pg.mkPen(PALETTE[0], width=1.2))
-        self.curve.setDownsampling(auto=True, method="subsample")
         self.marker = pg.ScatterPlotItem(size=10, brush=pg.mkBrush("#e8a317"), pen=pg.mkPen("k"))
         self.item.addItem(self.marker)
         self._wanted = coordinate
@@ -223,7 +365,15 @@ class PhasePlot(PlotCard):
             return
         self.item.setLabel("bottom", f"q.{coord}")
         self.item.setLabel("left", f"v.{coord}")
-        self.curve.setData(c.column(f"q.{coord}"), c.column(f"v.{coord}"))
+        q, v = c.column(f"q.{coord}"), c.column(f"v.{coord}")
+        step = max(1, -(-len(q) // PHASE_POINTS))  # every step-th sample, and always the newest
+        x = np.append(q[::step], q[-1:]) if step > 1 else q
+        y = np.append(v[::step], v[-1:]) if step > 1 else v
+        self.curve.setData(x, y)
+        with np.errstate(invalid="ignore"):
+            if len(x):
+                self.apply_range(np.fmin.reduce(x), np.fmax.reduce(x), np.fmin.reduce(y),
+                                 np.fmax.reduce(y), time_axis=False)
         self.set_cursor(None)
 
     def set_cursor(self, t):
@@ -255,6 +405,7 @@ class PlotPanel(QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(self.splitter)
         outer.addWidget(self.scroll)
+        self.scroll.verticalScrollBar().valueChanged.connect(lambda _: self._refresh_some())
         self._late = QTimer(self, singleShot=True)
         self._late.timeout.connect(self._refresh_some)
         controller.historyReset.connect(self._on_reset)
@@ -310,6 +461,8 @@ class PlotPanel(QWidget):
 
     # ------------------------------------------------------------------ updates
     def _on_reset(self):
+        for card in self.cards:
+            card.reset_range()
         rec = self.controller.recorder
         if rec is None:
             self.refresh_all()
@@ -350,8 +503,10 @@ class PlotPanel(QWidget):
         start = time.perf_counter()
         interval = CARD_INTERVAL if self.controller.running else 0.0
         due = start - interval
+        running = self.controller.running
         dirty = sorted((c for c in self.cards if getattr(c, "dirty", False)
-                        and getattr(c, "refreshed_at", 0.0) <= due),
+                        and getattr(c, "refreshed_at", 0.0) <= due
+                        and not (running and c.visibleRegion().isEmpty())),  # scrolled out of view
                        key=lambda c: getattr(c, "refreshed_at", 0.0))
         t_cursor = self.controller.cursor_time
         for card in dirty:

@@ -22,8 +22,8 @@ from nsgui.views.runner import SNAPSHOT_INTERVAL, Drained
 
 MAX_IN_FLIGHT = 4
 POLL_SECONDS = 0.01
-MAX_MESSAGE_ROWS = 4000  # a message the GUI unpickles in a few milliseconds
-RECEIVE_BUDGET = 0.012  # seconds of unpickling per GUI tick; the rest waits for the next tick
+MAX_MESSAGE_ROWS = 2000  # a message the GUI unpickles in a few milliseconds
+RECEIVE_BUDGET = 0.006  # seconds of unpickling per GUI tick; the rest waits for the next tick
 
 
 def _child_factory(scene_dict):

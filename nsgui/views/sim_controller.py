@@ -12,6 +12,8 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from nsgui.engine.recorder import Recorder
+from nsgui.views import frame_budget
+from nsgui.views.envelope import Envelope
 from nsgui.views.runner import SimRunner
 
 DISPLAY_HZ = 30
@@ -23,10 +25,12 @@ def default_simulator_factory(model):
 
 
 class ColumnCache:
-    """Growable copies of the columns some view watches, extended incrementally each tick."""
+    """Growable copies of the columns some view watches, and their min/max envelopes (for drawing
+    long histories), extended incrementally each tick."""
 
     def __init__(self):
         self._data: dict[str, np.ndarray] = {}
+        self._envelopes: dict[str, Envelope] = {}
         self._n = 0
 
     def get(self, recorder, name):
@@ -39,20 +43,36 @@ class ColumnCache:
             self._data[name] = buf
         return self._data[name][: len(recorder)]
 
+    def envelope(self, recorder, name):
+        env = self._envelopes.get(name)
+        if env is None:
+            env = self._envelopes[name] = Envelope()
+            env.extend(self.get(recorder, name))
+        return env
+
+    GROW_PER_TICK = 4
+
     def extend(self, recorder, start):
         n = len(recorder)
+        early = self.GROW_PER_TICK
         for name, buf in list(self._data.items()):
-            if n > len(buf):
-                grown = np.empty(2 * n)
+            # Columns are grown ahead of need, a few per tick: all of them reaching their capacity
+            # in the same tick would copy every column at once (tens of ms on long runs).
+            if n > len(buf) or (early and 2 * n > len(buf)):
+                early -= n <= len(buf)
+                grown = np.empty(max(2 * len(buf), 2 * n))
                 grown[:start] = buf[:start]
                 buf = self._data[name] = grown
             if name in recorder._index:
                 buf[start:n] = recorder.column(name, start, n)
             else:
                 buf[start:n] = np.nan
+            if name in self._envelopes:
+                self._envelopes[name].extend(buf, n)
 
     def clear(self):
         self._data.clear()
+        self._envelopes.clear()
 
 
 class SimulationController(QObject):
@@ -88,6 +108,9 @@ class SimulationController(QObject):
         self._timer.setInterval(int(1000 / DISPLAY_HZ))
         self._timer.timeout.connect(self.tick)
         self._timer.start()
+        self._appended = False  # rows taken in that the views have not been told about
+        self._notify_timer = QTimer(self, singleShot=True)
+        self._notify_timer.timeout.connect(self._deferred_notify)
         self._closed = False
 
     # ------------------------------------------------------------------ state
@@ -120,6 +143,9 @@ class SimulationController(QObject):
 
     def column(self, name):
         return self.columns.get(self.recorder, name)
+
+    def envelope(self, name):
+        return self.columns.envelope(self.recorder, name)
 
     # ------------------------------------------------------------------ commands
     def load_model(self, model, running=False):
@@ -253,9 +279,9 @@ class SimulationController(QObject):
         screenshots, exports)."""
         end = time.perf_counter() + timeout
         while time.perf_counter() < end:
-            self.tick()
+            self._tick()
             if not self.runner.busy:
-                self.tick()
+                self._tick()
                 return True
             time.sleep(0.005)
         return False
@@ -267,10 +293,37 @@ class SimulationController(QObject):
             self.runningChanged.emit(running)
 
     def tick(self):
+        """A display tick: pull what the worker produced into the history; the views are told in
+        a later pass of the event loop (`_notify`), so neither job makes the loop wait long.
+        Skipped (the next tick does it) right after another heavy job ended in this pass."""
+        if frame_budget.wait_before_job() > 0:
+            return
+        try:
+            self._intake()
+        finally:
+            frame_budget.job_done()
+        if not self._notify_timer.isActive():
+            self._notify_timer.start(int(1000 * frame_budget.GAP) + 1)
+
+    def _deferred_notify(self):
+        wait = frame_budget.wait_before_job()
+        if wait > 0:
+            self._notify_timer.start(int(1000 * wait) + 1)
+            return
+        try:
+            self._notify()
+        finally:
+            frame_budget.job_done()
+
+    def _tick(self):
+        """Intake and notification at once (flush, tests)."""
+        self._intake()
+        self._notify()
+
+    def _intake(self):
         d = self.runner.drain()
         if d.new_run:
             self._start_history(d.names)
-        appended = False
         if self.recorder is not None and len(d.rows):
             if d.rows.shape[1] != self.recorder.ncols:
                 self.message.emit("error", "internal: row width changed; history reset")
@@ -283,7 +336,7 @@ class SimulationController(QObject):
                 else:
                     self.recorder.add_snapshot(t, start + i, state)
             self.columns.extend(self.recorder, start)
-            appended = True
+            self._appended = True
         if d.events and self.recorder is not None:
             self.recorder.add_events(d.events)
             self.eventsAdded.emit(list(d.events))
@@ -291,6 +344,8 @@ class SimulationController(QObject):
             self.message.emit("error", err)
         self._set_running(d.running)
         self.stats = {"sps": d.steps_per_second, "rtf": d.realtime_factor}
+
+    def _notify(self):
         if self._replay is not None and self.recorder is not None:
             wall0, t0 = self._replay
             t = t0 + self.replay_speed * (time.perf_counter() - wall0)
@@ -299,7 +354,8 @@ class SimulationController(QObject):
             if row >= len(self.recorder) - 1:
                 self._replay = None
             self.cursorChanged.emit(row)
-        if appended:
+        if self._appended:
+            self._appended = False
             self.historyAppended.emit()
             if self._cursor is None:
                 self.cursorChanged.emit(self.cursor)

@@ -12,6 +12,8 @@ import time
 import numpy as np
 import pytest
 
+from tests.helpers import assert_drawn_from
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT = os.path.join(ROOT, "resources", "scenes", "default.json")
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "resources", "scenes", "*.json")))
@@ -222,46 +224,61 @@ def test_exports_read_back_equal_history(window, scene_file, tmp_path, qtbot):
 
 
 def test_gui_answers_within_50ms_while_running_flat_out(window, scene_file, qtbot):
+    """A 5 ms timer measures the event loop's gaps while the default example runs as fast as it
+    can, with the 3D view and the plots following live. The bound is 50 ms on software OpenGL too.
+    Up to three 1.5 s windows are measured: one must be clean (another process on the machine can
+    take the CPU for a moment; a stall of our own shows in every window)."""
     from PySide6.QtCore import QElapsedTimer, QTimer
     load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    if load > 1.0 and not os.environ.get("NSGUI_LATENCY_TEST"):
+    if load > 3.0 and not os.environ.get("NSGUI_LATENCY_TEST"):
         pytest.skip(f"machine overloaded (load {load:.1f} per CPU): latency cannot be measured fairly")
-    assert window.open_scene(scene_file)
+    assert window.open_scene(DEFAULT)
     screen = window.screen().availableGeometry()
     window.resize(min(1500, screen.width()), min(920, screen.height()))  # fully on the screen
     c = window.controller
     window.set_speed(None)
     window.play()
     qtbot.waitUntil(lambda: c.recorder is not None and len(c.recorder) > 100, timeout=30000)
-    qtbot.wait(500)  # the first paint of the new plots is done: measure the steady run
-    gaps, clock, last = [], QElapsedTimer(), [None]
-    clock.start()
+    qtbot.wait(1000)  # the first paint of the new plots is done: measure the steady run
+    display = window.view3d.display
+    energy = window.plots.plot_named("Energy")
+    frames, paints = [0], [0]
+    display.frameRendered.connect(lambda: frames.__setitem__(0, frames[0] + 1))
+    original_paint = energy.plot.paintEvent
 
-    def tick():
-        now = clock.elapsed()
-        if last[0] is not None:
-            gaps.append(now - last[0])
-        last[0] = now
+    def counting_paint(ev):
+        paints[0] += 1
+        original_paint(ev)
+    energy.plot.paintEvent = counting_paint
+    results = []
+    for _attempt in range(3):
+        gaps, clock, last = [], QElapsedTimer(), [None]
+        clock.start()
 
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
-    timer.start()
-    qtbot.wait(1500)
-    timer.stop()
-    assert window.is_running() and len(c.recorder) > 500
-    # With hardware OpenGL the bound is 50 ms. Mesa's software renderer (llvmpipe, as under Xvfb)
-    # recomposes the whole window on the CPU at every repaint (30-70 ms measured), so there the
-    # test only checks that the loop keeps turning (a known limit, reported, not hidden).
-    bound = 400 if _software_gl(window) else 50
-    assert max(gaps) < bound, f"event loop stalled {max(gaps)} ms ({len(gaps)} ticks, bound {bound} ms)"
-    assert len(gaps) > 1500 / (bound + 5)
+        def tick():
+            now = clock.elapsed()
+            if last[0] is not None:
+                gaps.append(now - last[0])
+            last[0] = now
+
+        timer = QTimer()
+        timer.setInterval(5)
+        timer.timeout.connect(tick)
+        rows0, frames[0], paints[0] = len(c.recorder), 0, 0
+        timer.start()
+        qtbot.wait(1500)
+        timer.stop()
+        results.append((max(gaps), len(gaps), frames[0], paints[0], len(c.recorder) - rows0))
+        if max(gaps) < 50:
+            break
     window.controller.pause()
-
-
-def _software_gl(window):
-    renderer = window.view3d.renderer().lower()
-    return any(k in renderer for k in ("llvmpipe", "softpipe", "software", "swrast", "unknown"))
+    print("latency (max gap ms, ticks, 3D frames, plot paints, rows):", results)
+    worst, n, nframes, npaints, nrows = results[-1]
+    assert worst < 50, f"event loop stalled: (max gap ms, ticks, 3D frames, plot paints, rows) {results}"
+    assert n > 1500 / 55
+    # it was running flat out and the views followed: the 3D view and the plots redrew many times
+    assert nrows > 2000, results
+    assert nframes >= 10 and npaints >= 5, results
 
 
 def test_close_during_run_stops_the_worker(qtbot, gl, scene_file):
@@ -362,7 +379,9 @@ def test_events_signal_picker_phase_plot_and_replay(window, scene_file, qtbot):
     card = window.plots.add_time_plot("mine", [])
     window.plots.current = card
     tree.itemDoubleClicked.emit(items[0], 0)
-    np.testing.assert_array_equal(card.curves["v.ball.y"].yData, rec.column("v.ball.y"))
+    curve = card.curves["v.ball.y"]
+    assert_drawn_from(curve.xData, curve.yData, rec.time, rec.column("v.ball.y"))
+    assert curve.xData[0] == rec.time[0]
     # the phase portrait plots v against q of the chosen coordinate
     phase = next(p for p in window.plots.cards if p.kind == "phase")
     phase.combo.setCurrentText("ball.y")
@@ -422,8 +441,19 @@ def test_long_history_plots_stay_fluid(qtbot):
             panel.refresh_all()
             card.plot.repaint()
         per = (time.perf_counter() - t0) / 3
-        assert len(card.curves["q.y"].xData) == n
-        assert per < 0.5, f"a redraw of 3 curves of 10^6 samples took {per * 1000:.0f} ms"
+        # the curve gets a min/max envelope of about two points per pixel column, covering it all
+        curve = card.curves["q.y"]
+        width = card.item.vb.width()
+        assert len(curve.xData) <= 2 * width + 64
+        assert_drawn_from(curve.xData, curve.yData, t, np.sin(t))
+        assert curve.xData[0] == 0.0 and np.nanmax(curve.yData) == np.sin(t).max()
+        assert per < 0.25, f"a redraw of 3 curves of 10^6 samples took {per * 1000:.0f} ms"
+        # zoomed in on a second of it, the samples themselves are drawn
+        card.item.vb.setRange(xRange=(500.0, 501.0), padding=0)
+        card._user_moved()
+        i0, i1 = np.searchsorted(t, 500.0) - 1, np.searchsorted(t, 501.0) + 1
+        np.testing.assert_array_equal(curve.xData, t[i0:i1])
+        np.testing.assert_array_equal(curve.yData, np.sin(t[i0:i1]))
     finally:
         c.shutdown()
 
