@@ -104,7 +104,7 @@ class OffscreenCanvasWidget(QWidget):
         self.setFocusPolicy(Qt.ClickFocus)
         self.setAttribute(Qt.WA_OpaquePaintEvent)
         self._timer = QTimer(self, singleShot=True)
-        self._timer.timeout.connect(self.render_now)
+        self._timer.timeout.connect(self._render_when_free)
         canvas._backend._vispy_update = self.request_render  # vispy's update() lands here
 
     # ------------------------------------------------------------------ rendering
@@ -118,16 +118,19 @@ class OffscreenCanvasWidget(QWidget):
         r = self.devicePixelRatioF()
         return max(1, round(self.width() * r)), max(1, round(self.height() * r))
 
-    def render_now(self):
-        """Render the scene at the widget's size and show it (also used by tests)."""
-        self._timer.stop()
+    def _render_when_free(self):
         if not self.isVisible():
             self._last_render = 0.0
-            return None
+            return
         wait = frame_budget.wait_before_job()
         if wait > 0:  # another heavy job just ran in this loop pass: let the loop turn first
             self._timer.start(int(1000 * wait) + 2)
-            return None
+            return
+        self.render_now()
+
+    def render_now(self):
+        """Render the scene at the widget's size and show it; returns the RGBA frame."""
+        self._timer.stop()
         start = time.perf_counter()
         size = self._physical_size()
         if tuple(self.canvas.size) != size:
