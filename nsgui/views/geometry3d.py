@@ -124,6 +124,13 @@ def obstacle_mesh(obstacle, extent, z0, z1, box=None):
 def scene_extent(scene, poses=None, body_names=None):
     """A length scale and centre of the scene in the world (for arrows, markers, the camera);
     `poses` (nbodies, 3) in the order of `body_names` places the shapes."""
+    lo, hi = scene_bounds(scene, poses, body_names)
+    size = float(max(np.max(hi - lo), 0.1))
+    return size, (lo + hi) / 2
+
+
+def scene_bounds(scene, poses=None, body_names=None):
+    """Lower-left and upper-right corners of the scene's shapes, obstacle points and pivots."""
     pts = []
     where = dict(zip(body_names or [], poses if poses is not None else []))
     for b in scene.bodies:
@@ -142,11 +149,9 @@ def scene_extent(scene, poses=None, body_names=None):
         if j.parent == "world":
             pts.append(np.array([j.anchor_parent], dtype=float))
     if not pts:
-        return 1.0, np.zeros(2)
+        return np.full(2, -0.5), np.full(2, 0.5)
     allp = np.vstack(pts)
-    lo, hi = allp.min(axis=0), allp.max(axis=0)
-    size = float(max(np.max(hi - lo), 0.1))
-    return size, (lo + hi) / 2
+    return allp.min(axis=0), allp.max(axis=0)
 
 
 def transform_points(local, pose):

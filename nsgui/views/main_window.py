@@ -629,7 +629,8 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, "About nsgui",
                           f"<b>nsgui {__version__}</b><p>Planar mechanisms with contacts, impacts and "
                           "Coulomb friction, simulated by Moreau–Jean time stepping, with live plots, "
-                          "a 3D view and a scrubbable history.</p>")
+                          "a 3D view and a scrubbable history.</p>"
+                          f"<p>3D view: {self.view3d.renderer()}</p>")
 
     # ------------------------------------------------------------------ settings, closing
     def _restore_settings(self):

@@ -137,8 +137,7 @@ class OffscreenCanvasWidget(QWidget):
             self.canvas.size = size
             self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
             self._timer.stop()  # the resize asked for a render: this is it
-        self.canvas._update_pending = False  # SceneCanvas merges update() calls until its on_draw
-        rgba = np.ascontiguousarray(self.canvas.render())
+        rgba = np.ascontiguousarray(self._render_rgba(size))
         h, w = rgba.shape[:2]
         img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGBX8888)
         img.keep_alive = rgba  # QImage does not own the numpy buffer
@@ -150,6 +149,27 @@ class OffscreenCanvasWidget(QWidget):
         self.update()
         self.frameRendered.emit()
         return rgba
+
+    _fbo = None
+    _fbo_size = None
+
+    def _render_rgba(self, size):
+        """SceneCanvas.render() into a framebuffer kept from frame to frame (render() makes and
+        frees one each time)."""
+        from vispy import gloo
+        c = self.canvas
+        c.set_current()
+        c._update_pending = False  # SceneCanvas merges update() calls until it draws
+        if self._fbo is None or self._fbo_size != size:
+            shape = (size[1], size[0])
+            self._fbo = gloo.FrameBuffer(color=gloo.RenderBuffer(shape), depth=gloo.RenderBuffer(shape))
+            self._fbo_size = size
+        c.push_fbo(self._fbo, (0, 0), size)
+        try:
+            c._draw_scene()
+            return self._fbo.read()
+        finally:
+            c.pop_fbo()
 
     def paintEvent(self, _ev):
         p = QPainter(self)

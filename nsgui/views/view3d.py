@@ -76,6 +76,8 @@ class View3D(QWidget):
         self.error = None
         self._body_nodes = []
         self._static_nodes = []
+        self._bodies_mesh = None
+        self._bodies_placed = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.backend = None
@@ -98,6 +100,10 @@ class View3D(QWidget):
                 self.canvas.events.draw.connect(self._draw_done, position="last")
             layout.addWidget(self.display)
             self._make_dynamic_visuals()
+            self._camera_fitted = False  # True until the user moves the camera: resizes re-fit
+            self.canvas.events.mouse_press.connect(self._camera_touched)
+            self.canvas.events.mouse_wheel.connect(self._camera_touched)
+            self.canvas.events.resize.connect(self._canvas_resized, position="last")
         except Exception as exc:  # no OpenGL: keep the app usable without the 3D view
             self.canvas = None
             self.error = f"3D view unavailable: {exc}"
@@ -181,21 +187,35 @@ class View3D(QWidget):
         except Exception:
             poses0 = None
         self.extent, self.center = geo.scene_extent(s, poses0, list(model.body_names))
+        lo, hi = geo.scene_bounds(s, poses0, list(model.body_names))
+        self.span = np.maximum(hi - lo, 0.1)
         self.extent = max(self.extent, 0.3)
         self.depth = 0.08 * self.extent
         self.front = self.depth * (0.5 + 0.15 * len(model.body_names)) + 1e-3 * self.extent
+        # All bodies in one mesh whose vertices are placed on the CPU at each frame: one draw call
+        # however many bodies (each vispy visual costs about a millisecond per frame).
         bodies = {b.name: b for b in s.bodies}
+        local, faces_all, colors, owner = [], [], [], []
         for i, name in enumerate(model.body_names):
             body = bodies.get(name)
             if body is None or not body.shapes:
-                self._body_nodes.append(None)
                 continue
             dz = 0.15 * self.depth * i
             verts, faces = geo.body_mesh(body, -self.depth / 2 + dz, self.depth / 2 + dz, 0.01 * self.extent)
-            mesh = scene.visuals.Mesh(vertices=verts, faces=faces, color=_rgba(body.color),
-                                      shading="flat", parent=self.view.scene)
-            mesh.transform = scene.transforms.MatrixTransform()
-            self._body_nodes.append(mesh)
+            faces_all.append(np.asarray(faces) + sum(len(v) for v in local))
+            local.append(np.asarray(verts, float))
+            colors.append(np.tile(_rgba(body.color), (len(faces), 1)))
+            owner.append(np.full(len(verts), i))
+        if local:
+            self._body_local = np.vstack(local)
+            self._body_owner = np.concatenate(owner)
+            self._body_faces = np.vstack(faces_all).astype(np.uint32)
+            self._body_colors = np.vstack(colors)
+            self._bodies_mesh = scene.visuals.Mesh(shading="flat", parent=self.view.scene)
+            self._bodies_placed = False
+            self._body_nodes.append(self._bodies_mesh)
+        else:
+            self._bodies_mesh = None
         half = np.array([0.65, 0.45]) * self.extent  # walls and grounds are drawn this far
         box = (self.center - half, self.center + half)
         # all obstacles in one mesh: each visual costs ~1 ms of vispy overhead per frame
@@ -244,9 +264,23 @@ class View3D(QWidget):
         cam = self.view.camera
         cam.center = (float(self.center[0]), float(self.center[1]), 0.0)
         cam.azimuth, cam.elevation = CAMERA_AZIMUTH, CAMERA_ELEVATION
-        cam.scale_factor = 1.0 * self.extent
+        # vispy's scale_factor is the span seen across the view's smaller side: fit both sides
+        w, h = self.view.size
+        if w <= 0 or h <= 0:
+            w, h = 4.0, 3.0
+        sx, sy = self.span
+        fit = max(sy, sx * h / w) if w >= h else max(sx, sy * w / h)
+        cam.scale_factor = 1.25 * float(fit)
+        self._camera_fitted = True
         cam.distance = None
         self.canvas.update()
+
+    def _camera_touched(self, _ev):
+        self._camera_fitted = False
+
+    def _canvas_resized(self, _ev):
+        if self._camera_fitted:
+            self.reset_camera()
 
     def set_trails(self, on):
         self.trails_enabled = bool(on)
@@ -318,17 +352,34 @@ class View3D(QWidget):
             poses = np.asarray(self.model.body_poses(q))
         except Exception:
             return
-        for node, pose in zip(self._body_nodes, poses):
-            if node is None:
-                continue
-            m = node.transform
-            m.reset()
-            m.rotate(np.degrees(pose[2]), (0, 0, 1))
-            m.translate((pose[0], pose[1], 0.0))
+        self._place_bodies(poses)
         self._draw_joints(poses)
         self._draw_contacts(q, vals, rec)
         self._draw_trails(rec, row if vals is not None else None)
         self._request_update()
+
+    def _place_bodies(self, poses):
+        if self._bodies_mesh is None:
+            return
+        pose = poses[self._body_owner]
+        c, sn = np.cos(pose[:, 2]), np.sin(pose[:, 2])
+        v = self._body_local
+        world = np.column_stack([pose[:, 0] + c * v[:, 0] - sn * v[:, 1],
+                                 pose[:, 1] + sn * v[:, 0] + c * v[:, 1], v[:, 2]])
+        mesh = self._bodies_mesh
+        if self._bodies_placed:
+            # Only the positions (and normals) move: vispy's set_data would rebuild the colour
+            # function and recompile the shaders at every frame.
+            try:
+                # (flat shading takes its normals from screen-space derivatives: none to update)
+                mesh.mesh_data.set_vertices(world)
+                mesh._vertices.set_data(world[self._body_faces].astype(np.float32))
+                mesh.update()
+                return
+            except AttributeError:  # another vispy version: the slow, public way
+                pass
+        mesh.set_data(vertices=world, faces=self._body_faces, face_colors=self._body_colors)
+        self._bodies_placed = True
 
     def _draw_joints(self, poses):
         idx = {n: i for i, n in enumerate(self.model.body_names)}

@@ -57,8 +57,8 @@ def test_drag_orbits_wheel_zooms_and_reset_restores(window, qtbot):
         pytest.skip(f"3D view drawn by {view.backend}, not offscreen")
     display, cam = view.display, view.view.camera
     qtbot.waitUntil(lambda: display.image is not None, timeout=5000)
-    az0, el0, scale0 = cam.azimuth, cam.elevation, cam.scale_factor
     img0 = display.render_now().copy()
+    az0, el0, scale0 = cam.azimuth, cam.elevation, cam.scale_factor
     w, h = display.width(), display.height()
     _drag(display, (w / 2, h / 2), (w / 2 + 120, h / 2 + 40), Qt.LeftButton)
     assert cam.azimuth != pytest.approx(az0) and cam.elevation != pytest.approx(el0)
@@ -74,6 +74,30 @@ def test_drag_orbits_wheel_zooms_and_reset_restores(window, qtbot):
     view.reset_camera()
     assert (cam.azimuth, cam.elevation, cam.scale_factor) == pytest.approx((az0, el0, scale0))
     np.testing.assert_array_equal(display.render_now(), img0)
+
+
+def test_camera_fits_the_scene_and_refits_on_resize_until_moved(window, qtbot):
+    """Reset camera frames the whole scene in both directions of the view, and a resize re-fits it
+    until the user moves the camera."""
+    view = window.view3d
+    if view.backend != "egl":
+        pytest.skip(f"3D view drawn by {view.backend}, not offscreen")
+    display, cam = view.display, view.view.camera
+    for w, h in ((900, 300), (300, 900)):
+        display.resize(w, h)
+        display.render_now()
+        sx, sy = view.span
+        # vispy shows scale_factor across the shorter side, scale_factor * long/short across the other
+        seen_x = cam.scale_factor * (w / h if w >= h else 1.0)
+        seen_y = cam.scale_factor * (1.0 if w >= h else h / w)
+        assert seen_x >= 1.2 * sx and seen_y >= 1.2 * sy
+        assert min(seen_x / sx, seen_y / sy) == pytest.approx(1.25)  # tight in one direction
+    from PySide6.QtCore import Qt
+    _drag(display, (100, 100), (160, 120), Qt.LeftButton)
+    moved = (cam.azimuth, cam.scale_factor)
+    display.resize(700, 500)
+    display.render_now()
+    assert (cam.azimuth, cam.scale_factor) == moved
 
 
 def test_frames_are_drawn_at_the_widget_size(window, qtbot):
