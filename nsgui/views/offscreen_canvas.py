@@ -24,6 +24,11 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from nsgui.views import frame_budget
 
 _BUTTONS = {Qt.LeftButton: 1, Qt.RightButton: 2, Qt.MiddleButton: 3}
+RESOLUTION_STEPS = (1.0, 0.75, 0.5)  # live-frame scales, pixels per side
+SLOW_FRAME = 0.018  # seconds: a live frame slower than this steps the resolution down
+FAST_FRAME = 0.010  # a frame expected faster than this at the next finer step steps it up
+MIN_FRAME_INTERVAL = 1 / 24  # seconds: live frames at most at 24 Hz (the plots and input need the rest)
+SHARPEN_DELAY_MS = 250  # still this long after a reduced frame: draw it again at full resolution
 
 
 _EGL_APP = None  # the vispy application of the platform that worked
@@ -105,13 +110,19 @@ class OffscreenCanvasWidget(QWidget):
         self.setAttribute(Qt.WA_OpaquePaintEvent)
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._render_when_free)
+        # Dynamic resolution: when frames get slow (software OpenGL, many bodies) the live frames
+        # are drawn at 3/4 or 1/2 of the pixels and scaled up; once the view is still for a moment
+        # a full-resolution frame replaces the last one.
+        self.scale = 1.0
+        self._sharpen = QTimer(self, singleShot=True, interval=SHARPEN_DELAY_MS)
+        self._sharpen.timeout.connect(self._render_sharp)
         canvas._backend._vispy_update = self.request_render  # vispy's update() lands here
 
     # ------------------------------------------------------------------ rendering
     def request_render(self):
         if self._timer.isActive():
             return
-        wait = 2.0 * self.render_cost - (time.perf_counter() - self._last_render)
+        wait = max(MIN_FRAME_INTERVAL, 2.5 * self.render_cost) - (time.perf_counter() - self._last_render)
         self._timer.start(max(0, int(1000 * wait)))
 
     def _physical_size(self):
@@ -126,10 +137,26 @@ class OffscreenCanvasWidget(QWidget):
         if wait > 0:  # another heavy job just ran in this loop pass: let the loop turn first
             self._timer.start(int(1000 * wait) + 2)
             return
-        self.render_now()
+        self.render_now(self.scale)
+        cost = self.render_cost
+        steps = RESOLUTION_STEPS
+        k = steps.index(self.scale)
+        if cost > SLOW_FRAME and k + 1 < len(steps):
+            self.scale = steps[k + 1]
+        elif k > 0 and cost * (steps[k - 1] / self.scale) ** 2 < FAST_FRAME:
+            self.scale = steps[k - 1]
+        if self._scale_used < 1.0:
+            self._sharpen.start()
 
-    def render_now(self):
-        """Render the scene at the widget's size and show it; returns the RGBA frame."""
+    def _render_sharp(self):
+        if self.isVisible() and not self._timer.isActive():
+            self.render_now(1.0, measure=False)
+
+    _scale_used = 1.0
+
+    def render_now(self, scale=1.0, measure=True):
+        """Render the scene at the widget's size (times `scale` in pixels per side) and show it;
+        returns the RGBA frame."""
         self._timer.stop()
         start = time.perf_counter()
         size = self._physical_size()
@@ -137,14 +164,16 @@ class OffscreenCanvasWidget(QWidget):
             self.canvas.size = size
             self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
             self._timer.stop()  # the resize asked for a render: this is it
-        rgba = np.ascontiguousarray(self._render_rgba(size))
+        self._scale_used = scale
+        rgba = np.ascontiguousarray(self._render_rgba(size, scale))
         h, w = rgba.shape[:2]
         img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGBX8888)
         img.keep_alive = rgba  # QImage does not own the numpy buffer
         img.setDevicePixelRatio(self.devicePixelRatioF())
         self.image = img
         self._last_render = time.perf_counter()
-        self.render_cost = 0.7 * self.render_cost + 0.3 * (self._last_render - start)
+        if measure:
+            self.render_cost = 0.7 * self.render_cost + 0.3 * (self._last_render - start)
         frame_budget.job_done()
         self.update()
         self.frameRendered.emit()
@@ -153,29 +182,37 @@ class OffscreenCanvasWidget(QWidget):
     _fbo = None
     _fbo_size = None
 
-    def _render_rgba(self, size):
+    def _render_rgba(self, size, scale=1.0):
         """SceneCanvas.render() into a framebuffer kept from frame to frame (render() makes and
-        frees one each time)."""
+        frees one each time), of `scale` times the canvas's pixels per side."""
         from vispy import gloo
         c = self.canvas
         c.set_current()
         c._update_pending = False  # SceneCanvas merges update() calls until it draws
-        if self._fbo is None or self._fbo_size != size:
-            shape = (size[1], size[0])
+        fbo_size = (max(1, round(size[0] * scale)), max(1, round(size[1] * scale)))
+        if self._fbo is None or self._fbo_size != fbo_size:
+            shape = (fbo_size[1], fbo_size[0])
             self._fbo = gloo.FrameBuffer(color=gloo.RenderBuffer(shape), depth=gloo.RenderBuffer(shape))
-            self._fbo_size = size
+            self._fbo_size = fbo_size
+        # (pushing and popping the framebuffer changes the scene transforms, which ask for another
+        # draw: SceneCanvas ignores updates while `_drawing`)
+        c._drawing = True
         c.push_fbo(self._fbo, (0, 0), size)
         try:
             c._draw_scene()
             return self._fbo.read()
         finally:
+            c._drawing = True  # (draw_visual resets it)
             c.pop_fbo()
+            c._drawing = False
 
     def paintEvent(self, _ev):
         p = QPainter(self)
         if self.image is None:
             p.fillRect(self.rect(), QColor(self.canvas.bgcolor.hex))
         else:
+            if self._scale_used < 1.0:
+                p.setRenderHint(QPainter.SmoothPixmapTransform)
             p.drawImage(QRect(0, 0, self.width(), self.height()), self.image)
         p.end()
 

@@ -22,7 +22,8 @@ from nsgui.views.runner import SNAPSHOT_INTERVAL, Drained
 
 MAX_IN_FLIGHT = 4
 POLL_SECONDS = 0.01
-MAX_MESSAGE_ROWS = 2000  # a message the GUI unpickles in a few milliseconds
+MAX_MESSAGE_ROWS = 2000  # a message the GUI unpickles and stores in a few milliseconds...
+MAX_MESSAGE_BYTES = 2_000_000  # ...also when a row is wide (many contacts: hundreds of signals)
 RECEIVE_BUDGET = 0.006  # seconds of unpickling per GUI tick; the rest waits for the next tick
 
 
@@ -73,13 +74,16 @@ def _child_main(conn, snapshot_interval):
 
 
 def _split(d):
-    """Cut a large drain into messages of at most MAX_MESSAGE_ROWS rows (order kept)."""
+    """Cut a large drain into messages of at most MAX_MESSAGE_ROWS rows and about
+    MAX_MESSAGE_BYTES (order kept)."""
     n = len(d.rows)
-    if n <= MAX_MESSAGE_ROWS:
+    width = d.rows.shape[1] if d.rows.ndim == 2 else 1
+    per = max(100, min(MAX_MESSAGE_ROWS, MAX_MESSAGE_BYTES // (8 * max(width, 1))))
+    if n <= per:
         return [d]
     parts = []
-    for a in range(0, n, MAX_MESSAGE_ROWS):
-        b = min(a + MAX_MESSAGE_ROWS, n)
+    for a in range(0, n, per):
+        b = min(a + per, n)
         last = b == n
         parts.append(Drained(d.generation, d.names, d.rows[a:b],
                              [(i - a, t, s) for i, t, s in d.snapshots if a <= i < b],
