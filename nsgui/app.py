@@ -38,6 +38,10 @@ def display_available():
 def _save_screenshot(window, path):
     from PySide6.QtWidgets import QApplication
     QApplication.processEvents()
+    display = getattr(window.view3d, "display", None)
+    if display is not None and hasattr(display, "render_now") and display.isVisible():
+        display.render_now()  # the last state at full resolution (live frames may be reduced)
+    QApplication.processEvents()
     image = window.grab().toImage()
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
