@@ -17,8 +17,7 @@ sys.path.insert(0, ROOT)
 
 def measure(app, scene, seconds):
     import numpy as np
-    from PySide6.QtCore import QElapsedTimer, QTimer
-
+    from nsgui.views.latency import EventLoopProbe
     from nsgui.views.main_window import MainWindow
     w = MainWindow()
     w.resize(1500, 920)
@@ -45,24 +44,14 @@ def measure(app, scene, seconds):
             paints[0] += 1
             original(ev)
         plot.paintEvent = counting
-    gaps, clock, last = [], QElapsedTimer(), [None]
-
-    def tick():
-        now = clock.elapsed()
-        if last[0] is not None:
-            gaps.append(now - last[0])
-        last[0] = now
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
+    probe = EventLoopProbe(5)
     rows0, t_sim0 = len(c.recorder), c.recorder.t_end
-    clock.start()
-    timer.start()
+    probe.start()
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         app.processEvents()
         time.sleep(0.0005)
-    timer.stop()
+    gaps = probe.stop()
     rows, t_sim = len(c.recorder) - rows0, c.recorder.t_end - t_sim0
     c.pause()
     g = np.array(gaps)

@@ -20,25 +20,7 @@ EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "resources", "scenes", "*.json"))
 
 pytestmark = pytest.mark.gui
 
-BALL_BOX = {
-    "format": "nsgui-scene", "version": 1, "name": "ball and block",
-    "bodies": [
-        {"name": "ball", "mass": 1.0, "shapes": [{"type": "disk", "radius": 0.1}], "color": "#d65a4c"},
-        {"name": "block", "mass": 2.0, "shapes": [{"type": "box", "width": 0.3, "height": 0.2}]},
-    ],
-    "joints": [{"name": "ball", "type": "free", "child": "ball"},
-               {"name": "block", "type": "free", "child": "block"}],
-    "obstacles": [{"name": "ground", "type": "ground"}],
-    "contacts": [
-        {"name": "ball_ground", "a": {"body": "ball", "shape": "disk0"}, "b": {"obstacle": "ground"},
-         "restitution": 0.7, "friction": 0.3},
-        {"name": "block_ground", "a": {"body": "block", "shape": "box0"}, "b": {"obstacle": "ground"},
-         "friction": 0.4},
-    ],
-    "initial": {"q": {"ball.x": -0.5, "ball.y": 0.6, "block.x": 0.3, "block.y": 0.1},
-                "v": {"ball.x": 0.5, "block.x": 2.0}},
-    "settings": {"dt": 0.001},
-}
+from .scenes import BALL_BOX  # noqa: E402
 
 
 @pytest.fixture
@@ -228,7 +210,7 @@ def test_gui_answers_within_50ms_while_running_flat_out(window, scene_file, qtbo
     can, with the 3D view and the plots following live. The bound is 50 ms on software OpenGL too.
     Up to three 1.5 s windows are measured: one must be clean (another process on the machine can
     take the CPU for a moment; a stall of our own shows in every window)."""
-    from PySide6.QtCore import QElapsedTimer, QTimer
+    from nsgui.views.latency import EventLoopProbe
     load = os.getloadavg()[0] / (os.cpu_count() or 1)
     if load > 3.0 and not os.environ.get("NSGUI_LATENCY_TEST"):
         pytest.skip(f"machine overloaded (load {load:.1f} per CPU): latency cannot be measured fairly")
@@ -251,23 +233,12 @@ def test_gui_answers_within_50ms_while_running_flat_out(window, scene_file, qtbo
         original_paint(ev)
     energy.plot.paintEvent = counting_paint
     results = []
+    probe = EventLoopProbe(5)
     for _attempt in range(3):
-        gaps, clock, last = [], QElapsedTimer(), [None]
-        clock.start()
-
-        def tick():
-            now = clock.elapsed()
-            if last[0] is not None:
-                gaps.append(now - last[0])
-            last[0] = now
-
-        timer = QTimer()
-        timer.setInterval(5)
-        timer.timeout.connect(tick)
         rows0, frames[0], paints[0] = len(c.recorder), 0, 0
-        timer.start()
+        probe.start()
         qtbot.wait(1500)
-        timer.stop()
+        gaps = probe.stop()
         results.append((max(gaps), len(gaps), frames[0], paints[0], len(c.recorder) - rows0))
         if max(gaps) < 50:
             break
