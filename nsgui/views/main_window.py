@@ -559,7 +559,10 @@ class MainWindow(QMainWindow):
         ext = {"csv": "CSV (*.csv)", "hdf5": "HDF5 (*.h5 *.hdf5)"}[fmt]
         path, _ = QFileDialog.getSaveFileName(self, "Export data", self._export_name(fmt if fmt == "csv" else "h5"), ext)
         if path:
-            signals, attrs = self.controller.recorder.signals(), self._export_attrs()
+            # The writer thread reads the (paused) history itself in row chunks: no copy of a long
+            # history on the GUI thread. A Recorder only ever appends rows, so reading the rows it
+            # holds now stays valid even if a run is started while the export goes on.
+            signals, attrs = self.controller.recorder, self._export_attrs()
             self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
             exports.run_with_progress(self, "Exporting data", lambda progress: exports.export_data(
                 signals, path, fmt, attrs=attrs, progress=progress), threaded=True)

@@ -158,3 +158,36 @@ def test_cancel_an_export_started_from_the_menu(fmt, window, scene_file, tmp_pat
     assert len(hook.calls) == 1
     assert os.listdir(folder) == []
     assert "Exporting data: cancelled, no file was written" in [t for _lvl, t in window.messages.entries]
+
+
+def test_export_asked_during_a_run_pauses_and_writes_the_whole_history(window, scene_file, tmp_path, qtbot,
+                                                                       monkeypatch):
+    """Export while running: the run pauses, everything it produced is taken into the history, and
+    the writer thread reads the history itself (no copy of it on the GUI thread), in chunks."""
+    import nsgui.engine.export as engine_export
+    from nsgui.engine.export import read_csv
+    from nsgui.views import main_window as mw
+    assert window.open_scene(scene_file)
+    c = window.controller
+    window.set_speed(None)
+    window.play()
+    qtbot.waitUntil(lambda: c.recorder is not None and len(c.recorder) > 3000, timeout=60000)
+    path = str(tmp_path / "live.csv")
+    monkeypatch.setattr(mw.QFileDialog, "getSaveFileName", lambda *a, **k: (path, ""))
+    monkeypatch.setattr(engine_export, "CHUNK_ROWS", 256)
+    seen = {}
+    writer = engine_export.write_csv
+
+    def hooked(p, source, progress=None, **kw):
+        seen["source"], seen["n"] = source, len(source)
+        return writer(p, source, progress=progress, **kw)
+    monkeypatch.setattr(engine_export, "write_csv", hooked)
+    window.export_data_dialog("csv")
+    assert seen["source"] is c.recorder  # the history itself went to the writer, not a copy
+    assert not c.running and not c.runner.busy
+    qtbot.waitUntil(lambda: os.path.exists(path), timeout=30000)
+    got = read_csv(path)
+    assert seen["n"] == len(c.recorder)
+    rows = c.recorder.rows()
+    for j, name in enumerate(c.recorder.names):
+        np.testing.assert_array_equal(got[name], rows[:, j])
