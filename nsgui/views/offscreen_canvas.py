@@ -19,7 +19,7 @@ import time
 import numpy as np
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from nsgui.views import frame_budget
 
@@ -137,7 +137,8 @@ class OffscreenCanvasWidget(QWidget):
         if wait > 0:  # another heavy job just ran in this loop pass: let the loop turn first
             self._timer.start(int(1000 * wait) + 2)
             return
-        self.render_now(self.scale)
+        # full resolution while a mouse button is down: the camera's drag works in canvas pixels
+        self.render_now(1.0 if QApplication.mouseButtons() != Qt.NoButton else self.scale)
         cost = self.render_cost
         steps = RESOLUTION_STEPS
         k = steps.index(self.scale)
@@ -159,13 +160,15 @@ class OffscreenCanvasWidget(QWidget):
         returns the RGBA frame."""
         self._timer.stop()
         start = time.perf_counter()
-        size = self._physical_size()
+        full = self._physical_size()
+        size = (max(1, round(full[0] * scale)), max(1, round(full[1] * scale)))
         if tuple(self.canvas.size) != size:
+            # a smaller canvas shows the same framing (the camera's scale is relative to the view)
             self.canvas.size = size
             self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
             self._timer.stop()  # the resize asked for a render: this is it
-        self._scale_used = scale
-        rgba = np.ascontiguousarray(self._render_rgba(size, scale))
+        self._scale_used = size[0] / full[0]
+        rgba = np.ascontiguousarray(self._render_rgba(size))
         h, w = rgba.shape[:2]
         img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGBX8888)
         img.keep_alive = rgba  # QImage does not own the numpy buffer
@@ -182,18 +185,17 @@ class OffscreenCanvasWidget(QWidget):
     _fbo = None
     _fbo_size = None
 
-    def _render_rgba(self, size, scale=1.0):
+    def _render_rgba(self, size):
         """SceneCanvas.render() into a framebuffer kept from frame to frame (render() makes and
-        frees one each time), of `scale` times the canvas's pixels per side."""
+        frees one each time)."""
         from vispy import gloo
         c = self.canvas
         c.set_current()
         c._update_pending = False  # SceneCanvas merges update() calls until it draws
-        fbo_size = (max(1, round(size[0] * scale)), max(1, round(size[1] * scale)))
-        if self._fbo is None or self._fbo_size != fbo_size:
-            shape = (fbo_size[1], fbo_size[0])
+        if self._fbo is None or self._fbo_size != size:
+            shape = (size[1], size[0])
             self._fbo = gloo.FrameBuffer(color=gloo.RenderBuffer(shape), depth=gloo.RenderBuffer(shape))
-            self._fbo_size = fbo_size
+            self._fbo_size = size
         # (pushing and popping the framebuffer changes the scene transforms, which ask for another
         # draw: SceneCanvas ignores updates while `_drawing`)
         c._drawing = True
@@ -226,7 +228,7 @@ class OffscreenCanvasWidget(QWidget):
 
     # ------------------------------------------------------------------ input
     def _pos(self, ev):
-        r = self.devicePixelRatioF()
+        r = self.devicePixelRatioF() * self._scale_used  # canvas pixels per widget pixel
         p = ev.position()
         return (p.x() * r, p.y() * r)
 

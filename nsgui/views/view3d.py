@@ -358,6 +358,14 @@ class View3D(QWidget):
         self._draw_trails(rec, row if vals is not None else None)
         self._request_update()
 
+    def _px(self):
+        """Canvas pixels per screen pixel of the next frame: live frames may be drawn at reduced
+        resolution (see offscreen_canvas), and markers keep their size on screen."""
+        d = self.display
+        if self.backend == "egl" and self.controller.running:
+            return float(getattr(d, "scale", 1.0))
+        return 1.0
+
     def _place_bodies(self, poses):
         if self._bodies_mesh is None:
             return
@@ -393,7 +401,7 @@ class View3D(QWidget):
             return
         p = np.column_stack([np.array(pts), np.full(len(pts), self.front)])
         self._joints.set_data(p, face_color=(0.95, 0.95, 0.95, 1.0), edge_color=(0.1, 0.1, 0.1, 1.0),
-                              size=9, edge_width=2)
+                              size=9 * self._px(), edge_width=2 * self._px())
         self._joints.visible = True
 
     def _draw_contacts(self, q, vals, rec):
@@ -419,7 +427,7 @@ class View3D(QWidget):
         colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[0]) for s in status])
         z = self.front
         self._points.set_data(np.column_stack([point, np.full(len(point), z)]), face_color=colors,
-                              edge_color=(0, 0, 0, 1), size=8)
+                              edge_color=(0, 0, 0, 1), size=8 * self._px(), edge_width=self._px())
         self._points.visible = True
         # friction-cone wedges of the contacts that touch (half-angle atan mu)
         touching = status > 0
@@ -439,7 +447,7 @@ class View3D(QWidget):
         if show.any():
             seg = geo.arrow_segments(point[show], normal[show], lengths[show])
             c = np.repeat(colors[show], 2, axis=0)
-            self._arrows.set_data(np.column_stack([seg, np.full(len(seg), z)]), color=c)
+            self._arrows.set_data(np.column_stack([seg, np.full(len(seg), z)]), color=c, width=max(1.0, 3 * self._px()))
             self._arrows.visible = True
             heads = []
             for p, n, L in zip(point[show], normal[show], lengths[show]):

@@ -169,3 +169,32 @@ def test_no_opengl_at_all_gives_a_message(qtbot, monkeypatch):
     finally:
         c.shutdown()
     assert offscreen_canvas is not None
+
+
+def test_reduced_resolution_frames_show_the_same_picture(window, qtbot):
+    """Live frames drawn at half resolution (slow renderers) frame the scene exactly as the full
+    frame: the full frame averaged over 2x2 pixels nearly equals the half one, while the view moved
+    by 20 degrees does not; mouse positions map onto the smaller canvas."""
+    view = window.view3d
+    if view.backend != "egl":
+        pytest.skip(f"3D view drawn by {view.backend}, not offscreen")
+    display, cam = view.display, view.view.camera
+    display.resize(600, 400)
+    full = display.render_now(1.0)[..., :3].astype(float)
+    half = display.render_now(0.5)[..., :3].astype(float)
+    assert half.shape[:2] == (200, 300) and full.shape[:2] == (400, 600)
+    pooled = full.reshape(200, 2, 300, 2, 3).mean(axis=(1, 3))
+    same = np.abs(pooled - half).mean()
+    cam.azimuth += 20
+    moved = display.render_now(0.5)[..., :3].astype(float)
+    assert same < 0.5 * np.abs(moved - half).mean(), (same, np.abs(moved - half).mean())
+    assert same < 3
+    # a widget position lands on the same place of the half-size canvas
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtCore import QEvent, Qt
+    ev = QMouseEvent(QEvent.MouseMove, QPointF(300, 200), QPointF(300, 200), Qt.NoButton, Qt.NoButton,
+                     Qt.NoModifier)
+    assert display._pos(ev) == pytest.approx((150 * display.devicePixelRatioF(), 100 * display.devicePixelRatioF()))
+    display.render_now(1.0)
+    assert display._pos(ev) == pytest.approx((300 * display.devicePixelRatioF(), 200 * display.devicePixelRatioF()))
