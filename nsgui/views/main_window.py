@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
         self.act_discard = A("Discard previous branch", self.controller.discard_previous, None,
                              "Forget the run that was replaced by Resume from here")
         self.act_trails = A("Trails", lambda on: self.view3d.set_trails(on), None,
-                            "Show the recent paths of the bodies", checkable=True)
+                            "Show the recent paths of the chosen points (View ▸ Trail points…; by default each body’s origin)", checkable=True)
 
     def _make_transport(self):
         bar = QToolBar("Simulation")
