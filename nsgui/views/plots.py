@@ -19,7 +19,7 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 CURSOR_PEN = pg.mkPen("#e8a317", width=1.5)
 MIN_PLOT_HEIGHT = 190
 REFRESH_BUDGET = 0.005  # seconds of plot updates per display tick
-CARD_INTERVAL = 0.1  # a live plot is redrawn at most this often
+CARD_INTERVAL = 1 / 30  # a live plot is redrawn at most this often
 MAX_MARKERS = 2000  # impact markers drawn per signal (the newest in view)
 PHASE_POINTS = 20000  # a phase portrait draws at most about this many samples
 
