@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from .test_window import run_to, scene_file, window  # noqa: F401  (fixtures)
+from .test_window import run_to, scene_file  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gui
 

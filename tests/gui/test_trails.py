@@ -47,18 +47,6 @@ def pendulum_file(tmp_path):
     return _write(tmp_path, "pendulum_spinner.json", PENDULUM_SPINNER)
 
 
-@pytest.fixture
-def window(qtbot, gl):
-    from nsgui.views.main_window import MainWindow
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.undo_stack.setClean()
-    w.close()
-
-
 def run_to(window, t):
     c = window.controller
     c.set_speed(None)

@@ -30,18 +30,6 @@ def scene_file(tmp_path):
     return str(path)
 
 
-@pytest.fixture
-def window(qtbot, gl):
-    from nsgui.views.main_window import MainWindow
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.undo_stack.setClean()
-    w.close()
-
-
 def run_to(window, t, qtbot=None):
     c = window.controller
     c.set_speed(None)
