@@ -663,4 +663,5 @@ class MainWindow(QMainWindow):
             return
         self.save_settings()
         self.controller.shutdown()
+        gc.unfreeze()  # what was frozen with this window can be collected again
         super().closeEvent(event)
