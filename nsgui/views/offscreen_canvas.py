@@ -154,6 +154,7 @@ class OffscreenCanvasWidget(QWidget):
             self.render_now(1.0, measure=False)
 
     _scale_used = 1.0
+    before_render = None  # callable(scale), run before each frame (the 3D view sizes its markers)
 
     def render_now(self, scale=1.0, measure=True):
         """Render the scene at the widget's size (times `scale` in pixels per side) and show it;
@@ -168,6 +169,9 @@ class OffscreenCanvasWidget(QWidget):
             self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
             self._timer.stop()  # the resize asked for a render: this is it
         self._scale_used = size[0] / full[0]
+        if self.before_render is not None:
+            self.before_render(self._scale_used)
+            self._timer.stop()  # (the hook's changes asked for a render: this is it)
         rgba = np.ascontiguousarray(self._render_rgba(size))
         h, w = rgba.shape[:2]
         img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGBX8888)

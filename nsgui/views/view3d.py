@@ -78,6 +78,7 @@ class View3D(QWidget):
         self._static_nodes = []
         self._bodies_mesh = None
         self._bodies_placed = False
+        self._marker_data = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.backend = None
@@ -94,6 +95,7 @@ class View3D(QWidget):
             self.view.camera.depth_value = 300.0
             if self.backend == "egl":
                 self.display = OffscreenCanvasWidget(self.canvas)
+                self.display.before_render = self._frame_scale
             else:
                 self.display = self.canvas.native
                 self.canvas.events.draw.connect(self._drawn, position="first")
@@ -358,13 +360,27 @@ class View3D(QWidget):
         self._draw_trails(rec, row if vals is not None else None)
         self._request_update()
 
+    # Markers and line widths are in canvas pixels; frames drawn at reduced resolution (see
+    # offscreen_canvas) scale them so that they keep their size on screen.
+    _px_scale = 1.0
+
     def _px(self):
-        """Canvas pixels per screen pixel of the next frame: live frames may be drawn at reduced
-        resolution (see offscreen_canvas), and markers keep their size on screen."""
-        d = self.display
-        if self.backend == "egl" and self.controller.running:
-            return float(getattr(d, "scale", 1.0))
-        return 1.0
+        return self._px_scale
+
+    def _markers(self, visual, pos, **style):
+        """set_data of a marker visual with sizes in screen pixels (kept for a rescale)."""
+        self._marker_data[visual] = (pos, style)
+        s = self._px_scale
+        visual.set_data(pos, **{k: (v * s if k in ("size", "edge_width") else v) for k, v in style.items()})
+
+    def _frame_scale(self, scale):
+        """Called by the offscreen display before each frame with its resolution scale."""
+        if abs(scale - self._px_scale) < 1e-9:
+            return
+        self._px_scale = scale
+        for visual, (pos, style) in list(self._marker_data.items()):
+            self._markers(visual, pos, **style)
+        self._arrows.set_data(width=max(1.0, 3 * scale))
 
     def _place_bodies(self, poses):
         if self._bodies_mesh is None:
@@ -400,8 +416,8 @@ class View3D(QWidget):
             self._joints.visible = False
             return
         p = np.column_stack([np.array(pts), np.full(len(pts), self.front)])
-        self._joints.set_data(p, face_color=(0.95, 0.95, 0.95, 1.0), edge_color=(0.1, 0.1, 0.1, 1.0),
-                              size=9 * self._px(), edge_width=2 * self._px())
+        self._markers(self._joints, p, face_color=(0.95, 0.95, 0.95, 1.0), edge_color=(0.1, 0.1, 0.1, 1.0),
+                      size=9, edge_width=2)
         self._joints.visible = True
 
     def _draw_contacts(self, q, vals, rec):
@@ -426,8 +442,8 @@ class View3D(QWidget):
                     pass
         colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[0]) for s in status])
         z = self.front
-        self._points.set_data(np.column_stack([point, np.full(len(point), z)]), face_color=colors,
-                              edge_color=(0, 0, 0, 1), size=8 * self._px(), edge_width=self._px())
+        self._markers(self._points, np.column_stack([point, np.full(len(point), z)]), face_color=colors,
+                      edge_color=(0, 0, 0, 1), size=8, edge_width=1)
         self._points.visible = True
         # friction-cone wedges of the contacts that touch (half-angle atan mu)
         touching = status > 0

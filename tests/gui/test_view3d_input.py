@@ -183,6 +183,7 @@ def test_reduced_resolution_frames_show_the_same_picture(window, qtbot):
     full = display.render_now(1.0)[..., :3].astype(float)
     half = display.render_now(0.5)[..., :3].astype(float)
     assert half.shape[:2] == (200, 300) and full.shape[:2] == (400, 600)
+    assert view._px_scale == 0.5  # markers and arrows were drawn at half their pixel size
     pooled = full.reshape(200, 2, 300, 2, 3).mean(axis=(1, 3))
     same = np.abs(pooled - half).mean()
     cam.azimuth += 20
@@ -197,4 +198,5 @@ def test_reduced_resolution_frames_show_the_same_picture(window, qtbot):
                      Qt.NoModifier)
     assert display._pos(ev) == pytest.approx((150 * display.devicePixelRatioF(), 100 * display.devicePixelRatioF()))
     display.render_now(1.0)
+    assert view._px_scale == 1.0
     assert display._pos(ev) == pytest.approx((300 * display.devicePixelRatioF(), 200 * display.devicePixelRatioF()))
