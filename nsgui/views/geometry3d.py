@@ -121,14 +121,6 @@ def obstacle_mesh(obstacle, extent, z0, z1, box=None):
     return extrude(quad, z0, z1)
 
 
-def scene_extent(scene, poses=None, body_names=None):
-    """A length scale and centre of the scene in the world (for arrows, markers, the camera);
-    `poses` (nbodies, 3) in the order of `body_names` places the shapes."""
-    lo, hi = scene_bounds(scene, poses, body_names)
-    size = float(max(np.max(hi - lo), 0.1))
-    return size, (lo + hi) / 2
-
-
 def scene_bounds(scene, poses=None, body_names=None):
     """Lower-left and upper-right corners of the scene's shapes, obstacle points and pivots."""
     pts = []

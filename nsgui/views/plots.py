@@ -144,9 +144,8 @@ class PlotCard(QWidget):
         self.refresh()  # draw the samples of the new range at its resolution
 
     def _auto_clicked(self, *_):
-        self.user_range = False
-        self.item.vb.disableAutoRange()
-        self._range = self._x_hi = None
+        self.item.vb.disableAutoRange()  # (pyqtgraph's handler turned it on)
+        self.reset_range()
         self.refresh()
 
     def reset_range(self):

@@ -188,30 +188,28 @@ class View3D(QWidget):
             poses0 = np.asarray(model.body_poses(q0))
         except Exception:
             poses0 = None
-        self.extent, self.center = geo.scene_extent(s, poses0, list(model.body_names))
         lo, hi = geo.scene_bounds(s, poses0, list(model.body_names))
         self.span = np.maximum(hi - lo, 0.1)
-        self.extent = max(self.extent, 0.3)
+        self.center = (lo + hi) / 2
+        self.extent = max(float(np.max(hi - lo)), 0.3)
         self.depth = 0.08 * self.extent
         self.front = self.depth * (0.5 + 0.15 * len(model.body_names)) + 1e-3 * self.extent
         # All bodies in one mesh whose vertices are placed on the CPU at each frame: one draw call
         # however many bodies (each vispy visual costs about a millisecond per frame).
         bodies = {b.name: b for b in s.bodies}
-        local, faces_all, colors, owner = [], [], [], []
+        parts, colors, owner = [], [], []
         for i, name in enumerate(model.body_names):
             body = bodies.get(name)
             if body is None or not body.shapes:
                 continue
             dz = 0.15 * self.depth * i
             verts, faces = geo.body_mesh(body, -self.depth / 2 + dz, self.depth / 2 + dz, 0.01 * self.extent)
-            faces_all.append(np.asarray(faces) + sum(len(v) for v in local))
-            local.append(np.asarray(verts, float))
+            parts.append((np.asarray(verts, float), np.asarray(faces)))
             colors.append(np.tile(_rgba(body.color), (len(faces), 1)))
             owner.append(np.full(len(verts), i))
-        if local:
-            self._body_local = np.vstack(local)
+        if parts:
+            self._body_local, self._body_faces = geo.merge_meshes(parts)
             self._body_owner = np.concatenate(owner)
-            self._body_faces = np.vstack(faces_all).astype(np.uint32)
             self._body_colors = np.vstack(colors)
             self._bodies_mesh = scene.visuals.Mesh(shading="flat", parent=self.view.scene)
             self._bodies_placed = False
@@ -221,20 +219,20 @@ class View3D(QWidget):
         half = np.array([0.65, 0.45]) * self.extent  # walls and grounds are drawn this far
         box = (self.center - half, self.center + half)
         # all obstacles in one mesh: each visual costs ~1 ms of vispy overhead per frame
-        verts_all, faces_all, colors_all = [], [], []
+        parts, colors = [], []
         for o in s.obstacles:
             mesh = geo.obstacle_mesh(o, self.extent, -self.depth, self.depth, box)
             if mesh is None:
                 continue
             verts, faces = mesh
             color = (0.42, 0.45, 0.40, 1.0) if o.type == "ground" else (0.50, 0.47, 0.42, 1.0)
-            faces_all.append(np.asarray(faces) + sum(len(v) for v in verts_all))
-            verts_all.append(np.asarray(verts, float))
-            colors_all.append(np.tile(color, (len(faces), 1)))
-        if verts_all:
+            parts.append((np.asarray(verts, float), np.asarray(faces)))
+            colors.append(np.tile(color, (len(faces), 1)))
+        if parts:
+            verts, faces = geo.merge_meshes(parts)
             self._static_nodes.append(scene.visuals.Mesh(
-                vertices=np.vstack(verts_all), faces=np.vstack(faces_all).astype(np.uint32),
-                face_colors=np.vstack(colors_all), shading="flat", parent=self.view.scene))
+                vertices=verts, faces=faces, face_colors=np.vstack(colors), shading="flat",
+                parent=self.view.scene))
         mus = []
         for k in range(len(model.contact_names)):
             owner = model.contact_owner[k]
@@ -364,9 +362,6 @@ class View3D(QWidget):
     # offscreen_canvas) scale them so that they keep their size on screen.
     _px_scale = 1.0
 
-    def _px(self):
-        return self._px_scale
-
     def _markers(self, visual, pos, **style):
         """set_data of a marker visual with sizes in screen pixels (kept for a rescale)."""
         self._marker_data[visual] = (pos, style)
@@ -463,7 +458,7 @@ class View3D(QWidget):
         if show.any():
             seg = geo.arrow_segments(point[show], normal[show], lengths[show])
             c = np.repeat(colors[show], 2, axis=0)
-            self._arrows.set_data(np.column_stack([seg, np.full(len(seg), z)]), color=c, width=max(1.0, 3 * self._px()))
+            self._arrows.set_data(np.column_stack([seg, np.full(len(seg), z)]), color=c, width=max(1.0, 3 * self._px_scale))
             self._arrows.visible = True
             heads = []
             for p, n, L in zip(point[show], normal[show], lengths[show]):
