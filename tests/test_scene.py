@@ -296,7 +296,7 @@ def test_bad_json_reports_line_and_column():
     assert str(exc.value) == "<text>: invalid JSON at line 2, column 16: Expecting property name enclosed in double quotes"
     with pytest.raises(SceneError) as exc:
         loads_scene('{"format": "nsgui-scene", "version": 1, "name": "a", "name": "b"}')
-    assert str(exc.value) == "<text>: invalid JSON: duplicate key 'name'"
+    assert str(exc.value) == "<text>: invalid JSON at line 1, column 54: duplicate key 'name'"
     with pytest.raises(SceneError) as exc:
         loads_scene("[" * 100000)
     assert "invalid JSON" in str(exc.value)
@@ -442,7 +442,7 @@ def test_limits():
     d["joints"][0]["limits"] = {"lower": 0}
     assert problems(d) == [
         "joints[0].limits: only 1-dof joints (revolute, prismatic) can have limits, not a free joint",
-        "joints[2].limits.restitution: must be <= 1",
+        "joints[2].limits.restitution: must be in [0, 1], not 2",
         "joints[2].limits: lower (1) > upper (0)",
     ]
 
@@ -466,7 +466,7 @@ def test_contacts():
     d["contacts"][0]["restitution"] = 1.5
     d["contacts"][0]["friction"] = -0.1
     d["contacts"][1]["b"] = {"obstacle": "ground", "body": "c"}
-    assert problems(d) == ["contacts[0].restitution: must be <= 1", "contacts[0].friction: must be >= 0",
+    assert problems(d) == ["contacts[0].restitution: must be in [0, 1], not 1.5", "contacts[0].friction: must be >= 0",
                            "contacts[1].b: give either 'obstacle' or 'body' and 'shape', not both"]
     d = base()
     d["contacts"][1]["b"] = {}
@@ -509,11 +509,13 @@ def test_settings_ranges():
     d["settings"] = {"dt": 0, "duration": -1, "theta": 0.3, "gamma": 2, "solver": "magic", "tolerance": 0,
                      "max_iterations": 0, "impact_threshold": -1}
     assert problems(d) == [
-        "settings.dt: must be > 0", "settings.duration: must be > 0", "settings.theta: must be >= 0.5",
-        "settings.gamma: must be <= 1",
+        "settings.dt: must be in [1e-09, 1e+07], not 0", "settings.duration: must be in (0, 1e+07], not -1",
+        "settings.theta: must be in [0.5, 1], not 0.3",
+        "settings.gamma: must be in [0, 1], not 2",
         "settings.solver: unknown value 'magic' (expected one of: auto, lemke, nsgs)",
-        "settings.tolerance: must be > 0", "settings.max_iterations: must be > 0",
-        "settings.impact_threshold: must be >= 0"]
+        "settings.tolerance: must be in [1e-16, 1], not 0",
+        "settings.max_iterations: must be an integer from 1 to 100000, not 0",
+        "settings.impact_threshold: must be in [0, 1000], not -1"]
     d["settings"] = {"dt": 2.0, "duration": 1.0}
     assert one_problem(d) == "settings.dt: time step 2 is longer than the duration 1"
 

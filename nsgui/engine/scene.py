@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 
 from .atomic import atomic_write_text
+from .json_positions import duplicate_key_position
 from .mass_properties import body_mass_properties
 from .scene_validation import (
     CONTROLLER_COMMON, CONTROLLER_KEYS, FORCE_COMMON, FORCE_KEYS, FORMAT_TAG, OBSTACLE_COMMON, OBSTACLE_KEYS,
@@ -340,23 +341,31 @@ def dumps_scene(scene: Scene) -> str:
     return _dump(scene_to_dict(scene), 0) + "\n"
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
 def _no_duplicate_keys(pairs):
     d = {}
     for k, v in pairs:
         if k in d:
-            raise ValueError(f"duplicate key {k!r}")
+            raise _DuplicateKey(k)
         d[k] = v
     return d
 
 
 def loads_scene(text: str, source: str = "<text>") -> Scene:
-    """A Scene from JSON text; raises SceneError (bad JSON: line and column)."""
+    """A Scene from JSON text; raises SceneError (bad JSON or a duplicate key: line and column)."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise SceneError([Problem(source, f"expected JSON text, not {type(text).__name__}")])
     try:
         d = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as e:
         raise SceneError([Problem(source, f"invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}")]) from None
+    except _DuplicateKey as e:
+        where = duplicate_key_position(text if isinstance(text, str) else text.decode("utf-8", "replace"))
+        at = f" at line {where[0]}, column {where[1]}" if where else ""
+        raise SceneError([Problem(source, f"invalid JSON{at}: duplicate key {e.args[0]!r}")]) from None
     except ValueError as e:
         raise SceneError([Problem(source, f"invalid JSON: {e}")]) from None
     except RecursionError:

@@ -48,6 +48,14 @@ CONTACT_A_TYPES = ("disk", "box", "capsule", "polygon", "point")
 CONTACT_B_TYPES = ("disk", "box", "capsule", "polygon")
 DEFAULT_COLOR = "#4c8bd6"
 MAX_MAGNITUDE = 1e12
+# Settings ranges: every step of the compiled kernel must end in bounded time (Ctrl-C is checked
+# between chunks of steps), and no count may overflow the kernel's 64-bit integers.
+MIN_DT = 1e-9              # s; below it t + h == t long before any interesting time
+MAX_DURATION = 1e7         # s
+MAX_STEPS = 1e12           # duration / dt
+MIN_TOLERANCE = 1e-16      # double precision: a smaller residual cannot be reached
+MAX_ITERATIONS = 100_000   # NSGS sweeps per step (Lemke's pivots are bounded by the problem size)
+MAX_IMPACT_THRESHOLD = 1e3 # m/s
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _BAD = object()  # a value that failed its check (already reported)
 
@@ -154,8 +162,10 @@ class _Checker:
         if not math.isfinite(x):
             self.add(path, "must be a finite number")
             return _BAD
-        if abs(x) > MAX_MAGNITUDE:  # keeps every derived quantity (areas, moments) finite
-            self.add(path, f"must be between -{MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
+        lo = ge if ge is not None else gt
+        if lo is not None and le is not None and not ((x >= lo if ge is not None else x > lo) and x <= le):
+            # name the field's own range, not the global magnitude bound
+            self.add(path, f"must be in {'[' if ge is not None else '('}{_g(lo)}, {_g(le)}], not {_g(x)}")
             return _BAD
         if gt is not None and not x > gt:
             self.add(path, f"must be > {_g(gt)}")
@@ -166,22 +176,25 @@ class _Checker:
         if le is not None and not x <= le:
             self.add(path, f"must be <= {_g(le)}")
             return _BAD
+        if abs(x) > MAX_MAGNITUDE:  # keeps every derived quantity (areas, moments) finite
+            self.add(path, f"must be between -{MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
+            return _BAD
         return x
 
-    def integer(self, v, path, *, gt=None, ge=None):
+    def integer(self, v, path, *, gt=None, ge=None, le=None):
+        # JSON integers only: 1.0 or 1e3 is a float in the file, and a float where an integer is meant
+        # is refused (the canonical form writes integers back as integers)
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            else:
-                shown = _g(v) if isinstance(v, float) else _kind(v)
-                self.add(path, f"must be an integer, not {shown}")
-                return _BAD
-        v = int(v)
-        if gt is not None and not v > gt:
-            self.add(path, f"must be > {gt}")
+            shown = _short(v) if isinstance(v, float) else _kind(v)
+            self.add(path, f"must be an integer, not {shown}")
             return _BAD
-        if ge is not None and not v >= ge:
-            self.add(path, f"must be >= {ge}")
+        v = int(v)
+        lo = ge if ge is not None else (gt + 1 if gt is not None else None)
+        if lo is not None and le is not None and not lo <= v <= le:
+            self.add(path, f"must be an integer from {lo} to {le}, not {_short(v)}")
+            return _BAD
+        if lo is not None and not v >= lo:
+            self.add(path, f"must be >= {lo}")
             return _BAD
         return v
 
@@ -538,17 +551,22 @@ def _check_settings(c: _Checker, d, path):
            "max_iterations": 1000, "projection": True, "impact_threshold": 1e-6}
     if c.obj(d, path, SETTINGS_KEYS) is None:
         return out
-    out["dt"], _ = c.field(d, "dt", path, "num", out["dt"], gt=0)
-    out["duration"], _ = c.field(d, "duration", path, "num", out["duration"], gt=0)
+    out["dt"], _ = c.field(d, "dt", path, "num", out["dt"], ge=MIN_DT, le=MAX_DURATION)
+    out["duration"], _ = c.field(d, "duration", path, "num", out["duration"], gt=0, le=MAX_DURATION)
     out["theta"], _ = c.field(d, "theta", path, "num", out["theta"], ge=0.5, le=1)
     out["gamma"], _ = c.field(d, "gamma", path, "num", out["gamma"], ge=0, le=1)
     out["solver"], _ = c.field(d, "solver", path, "enum", out["solver"], choices=SOLVERS)
-    out["tolerance"], _ = c.field(d, "tolerance", path, "num", out["tolerance"], gt=0)
-    out["max_iterations"], _ = c.field(d, "max_iterations", path, "integer", out["max_iterations"], gt=0)
+    out["tolerance"], _ = c.field(d, "tolerance", path, "num", out["tolerance"], ge=MIN_TOLERANCE, le=1)
+    out["max_iterations"], _ = c.field(d, "max_iterations", path, "integer", out["max_iterations"], ge=1,
+                                       le=MAX_ITERATIONS)
     out["projection"], _ = c.field(d, "projection", path, "boolean", out["projection"])
-    out["impact_threshold"], _ = c.field(d, "impact_threshold", path, "num", out["impact_threshold"], ge=0)
+    out["impact_threshold"], _ = c.field(d, "impact_threshold", path, "num", out["impact_threshold"], ge=0,
+                                         le=MAX_IMPACT_THRESHOLD)
     if "dt" in d and "duration" in d and out["dt"] > out["duration"]:
         c.add(f"{path}.dt", f"time step {_g(out['dt'])} is longer than the duration {_g(out['duration'])}")
+    elif out["duration"] / out["dt"] > MAX_STEPS:
+        c.add(f"{path}.duration", f"{_g(out['duration'])} s at dt = {_g(out['dt'])} s is "
+              f"{out['duration'] / out['dt']:.3g} steps, more than the {MAX_STEPS:.0e} a run may take")
     return out
 
 
