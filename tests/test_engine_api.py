@@ -212,3 +212,30 @@ def test_joint_limit_is_a_unilateral_constraint_with_restitution():
     assert v[k] == pytest.approx(-0.5 * v[k - 1], rel=1e-12)  # Newton's law on the limit
     assert x.max() <= 0.2 + 1e-3 * 1.0  # up to h |v|
     assert result["contact.x.upper.pn"][k] == pytest.approx(2.0 * 1.5 * v[k - 1], rel=1e-12)
+
+
+def test_python_controller_keeps_sampling_after_the_state_is_rewound():
+    """A snapshot carries the Python controllers' next sample times: rewinding from t = 1.0 to 0.1
+    and running 200 steps (0.2 s) samples a law of period 0.01 s 20 times, as the first pass did."""
+    sim = Simulator(compile_scene(pendulum_scene(duration=2.0)))
+    calls = []
+    sim.set_controller("motor", lambda t, q, v, m: calls.append(t) or 0.0, period=0.01)
+    sim.run(100)
+    snap = sim.get_state()
+    first = len(calls)
+    sim.run(200)
+    assert len(calls) - first == 20
+    sim.run(700)
+    assert sim.t == pytest.approx(1.0)
+    sim.set_state(snap)
+    calls.clear()
+    sim.run(200)
+    assert len(calls) == 20
+    np.testing.assert_allclose(calls, 0.1 + 0.01 * np.arange(20), atol=1e-9)
+    # a snapshot taken before the controller existed: the law is sampled at once on resuming
+    bare = Simulator(compile_scene(pendulum_scene(duration=2.0)))
+    bare.run(50)
+    sim.set_state(bare.get_state())
+    calls.clear()
+    sim.run(10)
+    assert calls and calls[0] == pytest.approx(0.05)

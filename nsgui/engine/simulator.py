@@ -43,11 +43,14 @@ class SimState:
     stats: np.ndarray
     step_count: int
     row: np.ndarray = field(default=None)
+    # next sample time of each Python controller, by actuator name (they live outside the kernel)
+    external_next: dict = field(default_factory=dict)
 
     def copy(self):
         return SimState(self.t, self.q.copy(), self.v.copy(), self.energy.copy(), self.lamN.copy(),
                         self.lamT.copy(), self.status.copy(), self.u.copy(), self.next_sample.copy(),
-                        self.stats.copy(), self.step_count, None if self.row is None else self.row.copy())
+                        self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
+                        dict(self.external_next))
 
 
 class Simulator:
@@ -108,7 +111,8 @@ class Simulator:
     def get_state(self) -> SimState:
         return SimState(self.t, self._q.copy(), self._v.copy(), self._energy.copy(), self._lamN.copy(),
                         self._lamT.copy(), self._status.copy(), self._u.copy(), self._next.copy(),
-                        self._stats.copy(), self.step_count, self._row.copy())
+                        self._stats.copy(), self.step_count, self._row.copy(),
+                        {self.model.actuator_names[c.index]: c.next_sample for c in self._external})
 
     def set_state(self, state: SimState):
         """Continue from a snapshot (possibly taken from a simulator of an edited scene)."""
@@ -126,6 +130,8 @@ class Simulator:
             self._next[:] = state.next_sample
         self._stats[:] = state.stats
         self.step_count = state.step_count
+        for c in self._external:  # a controller the snapshot does not know is sampled at once
+            c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
         m = self.model
         st.initial_row(self._q, self._v, self.t, self._energy, self._lamN, self._lamT, self._status, self._u,
                        self._row, *m.kernel_args()[:14], m.fs)
