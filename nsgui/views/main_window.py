@@ -369,6 +369,8 @@ class MainWindow(QMainWindow):
         new_document = self.document.scene is not self._scene_obj and self.document.undo_stack.count() == 0
         self._scene_obj = self.document.scene
         if new_document:
+            if self.controller.previous is not None:  # even if the new scene cannot run yet
+                self.controller.discard_previous()
             self.reset_simulation()
         self._update_title()
         self._update_edit_hint()

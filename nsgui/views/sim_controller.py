@@ -149,7 +149,10 @@ class SimulationController(QObject):
 
     # ------------------------------------------------------------------ commands
     def load_model(self, model, running=False):
-        """Start a fresh run of `model` (reset)."""
+        """Start a fresh run of `model` (reset, another scene). A previous branch belongs to the
+        run it was resumed in: it is dropped, so no dashed curve of an old run is drawn here."""
+        if self.previous is not None:
+            self.discard_previous()
         self.model = model
         self._pending_branch = None
         self._cursor = None
