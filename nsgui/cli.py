@@ -110,8 +110,7 @@ def run_main(argv):
     if s["solver_warnings"]:
         print(f"solver warnings  {s['solver_warnings']}")
     if s["failure"]:
-        sys.stderr.write(f"nsgui run: the run stopped early: {s['failure']}\n"
-                         f"  the {s['steps']} steps computed before it were kept"
+        sys.stderr.write(f"nsgui run: stopped early: {s['failure']}; the {s['steps']} steps before it were kept"
                          + (f" in {args.out}" if args.out else "") + "\n")
         return 1
     return 0

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import dynamics as dyn
 from . import stepper as st
 from .compile import Model
 from .controllers import EXTERNAL, ExternalController, steps_until_next_sample
@@ -12,12 +13,15 @@ STATUS_NAMES = {st.OPEN: "open", st.STICK: "stick", st.SLIP: "slip", st.IMPACT: 
 
 
 class SimulationError(RuntimeError):
-    """A numerical failure: the message names the time and the contact; the state before it is kept."""
+    """A numerical failure: the message names the time and the contact, or for a blow-up the signal
+    (`q.<coord>`, `v.<coord>`...) and its body; the state before it is kept."""
 
-    def __init__(self, message, t=None, contact=None):
+    def __init__(self, message, t=None, contact=None, signal=None, body=None):
         super().__init__(message)
         self.t = t
         self.contact = contact
+        self.signal = signal
+        self.body = body
 
 
 @dataclass
@@ -77,7 +81,7 @@ class Simulator:
         self._status = np.zeros(nc)
         self._u = np.zeros(na)
         self._next = np.zeros(na)
-        self._stats = np.zeros(6)
+        self._stats = np.zeros(st.N_STATS)
         self._stats[st.ST_MINGAP] = np.inf
         self.step_count = 0
         self._row = np.zeros(len(self.signal_names))
@@ -128,7 +132,7 @@ class Simulator:
         if state.u.shape == self._u.shape:
             self._u[:] = state.u
             self._next[:] = state.next_sample
-        self._stats[:] = state.stats
+        self._stats[:len(state.stats)] = state.stats
         self.step_count = state.step_count
         for c in self._external:  # a controller the snapshot does not know is sampled at once
             c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
@@ -150,6 +154,10 @@ class Simulator:
         for c in self._external:
             if t >= c.next_sample - 1e-9 * self.model.dt:
                 u = float(c.law(t, self._q.copy(), self._v.copy(), self.model))
+                if not np.isfinite(u):
+                    name = self.model.actuator_names[c.index]
+                    raise SimulationError(f"t = {t:.6g} s: the Python controller of actuator '{name}' "
+                                          f"returned {u}", t)
                 lim = self.model.af[c.index, 6]
                 self._u[c.index] = min(max(u, -lim), lim)
                 c.next_sample = t + (c.period if c.period else self.model.dt)
@@ -169,12 +177,13 @@ class Simulator:
             return self._run(nsteps, record)
         chunks, done = [], 0
         while done < nsteps:
-            self._sample_controllers()
-            k = min(nsteps - done, steps_until_next_sample(self._external, self.t, self.model.dt))
             try:
+                self._sample_controllers()
+                k = min(nsteps - done, steps_until_next_sample(self._external, self.t, self.model.dt))
                 chunks.append(self._run(k, record))
             except SimulationError as e:
-                e.rows = np.vstack(chunks + [e.rows]) if record else e.rows
+                tail = getattr(e, "rows", np.empty((0, len(self.signal_names))))
+                e.rows = np.vstack(chunks + [tail]) if record else tail
                 raise
             done += k
         return np.vstack(chunks) if record else np.empty((0, len(self.signal_names)))
@@ -208,15 +217,46 @@ class Simulator:
             st.initial_row(self._q, self._v, self.t, self._energy, self._lamN, self._lamT, self._status,
                            self._u, self._row, *m.kernel_args()[:14], m.fs)
         if code != st.OK:
-            name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else None
-            what = {st.SOLVER_FAILED: "the step problem solver failed",
-                    st.SINGULAR: "the iteration matrix M - hθ dF/dv - h²θ² dF/dq is singular"}.get(
-                code, "the state became NaN/inf")
-            where = f" at contact '{name}'" if name else ""
-            err = SimulationError(f"t = {self.t + m.dt:.6g} s: {what}{where}", self.t + m.dt, name)
+            err = self._failure(code, cand)
             err.rows = rows[:done]
             raise err
         return rows
+
+    def _failure(self, code, cand):
+        """The SimulationError of a kernel return code (see stepper.run_steps)."""
+        m = self.model
+        t = self.t + m.dt
+        if code in (st.NOT_FINITE, st.RUNAWAY):
+            signal = self.signal_names[cand] if 0 <= cand < len(self.signal_names) else None
+            value = self._stats[st.ST_BADVALUE]
+            body = joint = None
+            if signal and 1 <= cand <= 2 * m.nq:
+                body, joint = self._coordinate_owner((cand - 1) % m.nq)
+            if signal is None:
+                what = "the state became NaN/inf"
+            elif code == st.RUNAWAY:
+                what = f"runaway motion: {signal} = {value:.3g}, beyond ±{st.RUNAWAY_BOUND:g}"
+            else:
+                what = f"{signal} became {value}"
+            where = f" (body '{body}', joint '{joint}')" if body else ""
+            return SimulationError(f"t = {t:.6g} s: {what}{where}", t, signal=signal, body=body)
+        name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else None
+        what = {st.SOLVER_FAILED: "the step problem solver failed",
+                st.SINGULAR: "the iteration matrix M - hθ dF/dv - h²θ² dF/dq is singular"}.get(
+            code, "the state became NaN/inf")
+        where = f" at contact '{name}'" if name else ""
+        return SimulationError(f"t = {t:.6g} s: {what}{where}", t, name)
+
+    def _coordinate_owner(self, j):
+        """(body, joint) whose joint carries coordinate j."""
+        m = self.model
+        for b, body in enumerate(m.body_names):
+            first, kind = m.bi[b, 2], m.bi[b, 1]
+            count = 3 if kind == dyn.FREE else 1
+            if kind != dyn.FIXED and first <= j < first + count:
+                joint = next((J.name for J in m.joints_sorted if J.child == body), None)
+                return body, joint
+        return None, None
 
     def _collect_events(self, rows, prev_status):
         m = self.model

@@ -24,10 +24,14 @@ IS_SOLVER, IS_MAXIT, IS_PROJECTION, IS_CONST_M, IS_CONST_F = range(5)
 SOLVER_AUTO, SOLVER_LEMKE, SOLVER_NSGS = 0, 1, 2
 # accumulated energies
 ACC_IMPACT, ACC_FRICTION, ACC_DAMPING, ACC_ACTUATORS, ACC_PROJECTION, ACC_E0 = range(6)
-# statistics
-ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS = range(6)
-# return codes
-OK, SOLVER_FAILED, NOT_FINITE, SINGULAR = 0, 1, 2, 3
+# statistics (ST_BADVALUE: the offending value of a NOT_FINITE or RUNAWAY stop)
+ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS, ST_BADVALUE = range(7)
+N_STATS = 7
+# return codes; for NOT_FINITE and RUNAWAY the third value returned is the signal column at fault
+OK, SOLVER_FAILED, NOT_FINITE, SINGULAR, RUNAWAY = 0, 1, 2, 3, 4
+# a coordinate or velocity beyond ±RUNAWAY (SI units: m, rad, m/s, rad/s) is a blow-up, stopped where
+# it starts rather than when its overflow poisons an unrelated contact problem many steps later
+RUNAWAY_BOUND = 1e8
 # contact status
 OPEN, STICK, SLIP, IMPACT = 0, 1, 2, 3
 N_ENERGY = 10
@@ -341,13 +345,34 @@ def _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u):
 
 
 @njit(cache=True)
+def _check_state(x, column0, stats):
+    """0 if every x is finite and within ±RUNAWAY_BOUND, else the code, with the column of the first
+    bad entry (column0 + its index) returned and its value kept in stats[ST_BADVALUE]."""
+    for j in range(x.shape[0]):
+        if not np.isfinite(x[j]) or abs(x[j]) > RUNAWAY_BOUND:
+            stats[ST_BADVALUE] = x[j]
+            return (RUNAWAY if np.isfinite(x[j]) else NOT_FINITE), column0 + j
+    return OK, -1
+
+
+@njit(cache=True)
+def _first_nonfinite(row, stats):
+    for j in range(row.shape[0]):
+        if not np.isfinite(row[j]):
+            stats[ST_BADVALUE] = row[j]
+            return j
+    return -1
+
+
+@njit(cache=True)
 def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_sample, stats,
               bi, bf, order, path, plen, ci, cf, verts, si, sf, ji, jf, fi, ff, ai, af,
               fs, isets, M_const, Minv_const, ccols, ccn):
     """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
 
-    Returns (code, steps_done, failing candidate or -1). State arrays are updated in place; on failure
-    they hold the last good state.
+    Returns (code, steps_done, failing candidate or -1; for NOT_FINITE and RUNAWAY the signal column
+    at fault). State arrays are updated in place; on failure they hold the last good state (but for a
+    non-finite energy or gap, found once the step is taken: that step's row is not written).
     """
     n = q.shape[0]
     nb = bf.shape[0]
@@ -399,6 +424,10 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
             rhs = h * (F + Qact + h * theta * (K @ v))
             lu_solve_factored(What, piv, rhs)
             vfree = v + rhs
+        # --- a blow-up of the smooth dynamics is named here, before it reaches a contact problem
+        code, col = _check_state(vfree, 1 + n, stats)
+        if code != OK:
+            return code, step, col
         # --- activation and the step problem (contact rows kept sparse: chains stay O(m^2))
         m = 0
         anyfric = False
@@ -483,6 +512,11 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
         vth = theta * v_new + (1.0 - theta) * v
         for j in range(n):
             q_new[j] = q[j] + h * vth[j]
+        code, col = _check_state(v_new, 1 + n, stats)
+        if code == OK:
+            code, col = _check_state(q_new, 1, stats)
+        if code != OK:
+            return code, step, col
         for r in range(m):
             c = act[r]
             acc_e[ACC_IMPACT] -= newlamN[c] * _sdot(ccols[c], HNv[r], ccn[c], vth)
@@ -490,12 +524,6 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
         for i in range(ai.shape[0]):
             acc_e[ACC_ACTUATORS] += h * u_held[i] * vth[ai[i, 0]]
         acc_e[ACC_DAMPING] -= h * damper_power(vth, si, sf, ji, jf, path, plen, pos, ang, Jp, Ja, Qact)
-        ok = True
-        for j in range(n):
-            if not (np.isfinite(q_new[j]) and np.isfinite(v_new[j])):
-                ok = False
-        if not ok:
-            return NOT_FINITE, step, act[0] if m > 0 else -1
         # --- contact status of the step
         for c in range(nc):
             status[c] = OPEN
@@ -568,8 +596,13 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
         for c in range(nc):
             if gap[c] < stats[ST_MINGAP]:
                 stats[ST_MINGAP] = gap[c]
-        stats[ST_STEPS] += 1
         if record:
             Kin = 0.5 * v @ (M @ v)
             _write_row(rows[step], tarr[0], q, v, Kin, Upot, acc_e, gap, lamN, lamT, status, u_held)
+            col = _first_nonfinite(rows[step], stats)  # never hand out a non-finite row
+            if col >= 0:
+                return NOT_FINITE, step, col
+        elif not (np.isfinite(Upot) and np.isfinite(acc_e.sum())):
+            return NOT_FINITE, step, -1
+        stats[ST_STEPS] += 1
     return OK, nsteps, -1
