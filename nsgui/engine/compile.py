@@ -10,6 +10,7 @@ import numpy as np
 from . import contact_geometry as cg
 from . import dynamics as dyn
 from .scene import Scene, SceneError, Problem, body_mass_properties, sorted_joints, validate_scene
+from .stepper import CONTACT_SIGNALS
 
 JTYPES = {"fixed": dyn.FIXED, "revolute": dyn.REVOLUTE, "prismatic": dyn.PRISMATIC, "free": dyn.FREE}
 SOLVERS = {"auto": 0, "lemke": 1, "nsgs": 2}
@@ -88,9 +89,26 @@ class Model:
                              + [f"energy.{e}" for e in ("kinetic", "potential", "total", "dissipated", "impact",
                                                         "friction", "damping", "actuators", "projection",
                                                         "residual")]
-                             + [f"contact.{c}.{k}" for c in self.contact_names for k in ("gap", "pn", "pt", "status")]
+                             + [f"contact.{c}.{k}" for c in self.contact_names for k in CONTACT_SIGNALS]
                              + [f"u.{a}" for a in self.actuator_names])
         self.signal_index = {n: i for i, n in enumerate(self.signal_names)}
+        self.signal_units = self._signal_units()
+
+    def _signal_units(self):
+        """Unit of every signal (SI, "" for the contact status): what a plot's axis names."""
+        units = {"t": "s"}
+        for c, u in zip(self.coord_names, self.coord_units):
+            units[f"q.{c}"], units[f"v.{c}"] = u, f"{u}/s"
+        per_contact = {"gap": "m", "pn": "N·s", "pt": "N·s", "fn": "N", "ft": "N", "status": ""}
+        for n in self.signal_names:
+            kind, _, rest = n.partition(".")
+            if kind == "energy":
+                units[n] = "J"
+            elif kind == "contact":
+                units[n] = per_contact[rest.rsplit(".", 1)[1]]
+        for a, (c, _ctype) in zip(self.actuator_names, self.ai):  # a torque on an angle, a force on a length
+            units[f"u.{a}"] = "N·m" if self.coord_units[c] == "rad" else "N"
+        return units
 
     # ------------------------------------------------------------------ building
     def _build_bodies(self, scene):
@@ -103,6 +121,7 @@ class Model:
         bf = np.zeros((nb, 11))
         order = []
         coords = []
+        units = []  # of each coordinate: rad for an angle, m for a length
         self.coord_of_joint = {}
         for j in sorted_joints(scene):
             b = bidx[j.child]
@@ -114,10 +133,12 @@ class Model:
                 for suffix in ("x", "y", "theta"):
                     self.coord_of_joint[f"{j.name}.{suffix}"] = len(coords)
                     coords.append(f"{j.name}.{suffix}")
+                    units.append("rad" if suffix == "theta" else "m")
             elif jt != dyn.FIXED:
                 bi[b, 2] = len(coords)
                 self.coord_of_joint[j.name] = len(coords)
                 coords.append(j.name)
+                units.append("rad" if jt == dyn.REVOLUTE else "m")
             axis = np.asarray(j.axis, float)
             axis = axis / np.linalg.norm(axis) if np.linalg.norm(axis) > 0 else np.array([1.0, 0.0])
             bf[b, 0:2] = j.anchor_parent
@@ -130,6 +151,7 @@ class Model:
             bf[b, 7], bf[b, 8] = mass, inertia
             bf[b, 9:11] = com
         self.coord_names = coords
+        self.coord_units = units
         self.nq = len(coords)
         self.joints_sorted = sorted_joints(scene)
         self.bi, self.bf, self.order = bi, bf, np.array(order, np.int64)

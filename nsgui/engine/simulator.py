@@ -98,7 +98,7 @@ class Simulator:
 
     def _gap_columns(self):
         k = 1 + 2 * self.model.nq + st.N_ENERGY
-        return k + 4 * np.arange(self.model.ncontacts)
+        return k + st.N_CONTACT_SIGNALS * np.arange(self.model.ncontacts)
 
     @property
     def t(self):
@@ -262,7 +262,7 @@ class Simulator:
         m = self.model
         if not m.ncontacts:
             return
-        cols = self._gap_columns() + 3
+        cols = self._gap_columns() + st.CONTACT_SIGNALS.index("status")
         S = np.vstack([prev_status[None, :], rows[:, cols]])
         t = rows[:, 0]
         changed = np.nonzero((S[1:] != S[:-1]) | (S[1:] == st.IMPACT))

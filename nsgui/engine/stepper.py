@@ -35,6 +35,10 @@ RUNAWAY_BOUND = 1e8
 # contact status
 OPEN, STICK, SLIP, IMPACT = 0, 1, 2, 3
 N_ENERGY = 10
+# recorded per contact, in this order: gap, percussions over the step (N·s), status, and the mean
+# forces over the step fn = pn / h, ft = pt / h (N)
+CONTACT_SIGNALS = ("gap", "pn", "pt", "status", "fn", "ft")
+N_CONTACT_SIGNALS = len(CONTACT_SIGNALS)
 
 
 class Work:
@@ -311,12 +315,12 @@ def initial_row(q, v, t, acc_e, lamN, lamT, status, u_held, row,
                          fs[FS_GX], fs[FS_GY], pos, ang, vel, omg, acc, Jp, Ja, M, bias, grav, F, True,
                          gap, nrm, pa, pb, U)
     K = 0.5 * v @ (M @ v)
-    _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u_held)
+    _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u_held, fs[FS_H])
     return K + Upot
 
 
 @njit(cache=True)
-def _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u):
+def _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u, h):
     n = q.shape[0]
     row[0] = t
     row[1:1 + n] = q
@@ -339,7 +343,9 @@ def _write_row(row, t, q, v, K, Upot, acc_e, gap, lamN, lamT, status, u):
         row[k + 1] = lamN[c]
         row[k + 2] = lamT[c]
         row[k + 3] = status[c]
-        k += 4
+        row[k + 4] = lamN[c] / h
+        row[k + 5] = lamT[c] / h
+        k += N_CONTACT_SIGNALS
     for i in range(u.shape[0]):
         row[k + i] = u[i]
 
@@ -598,7 +604,7 @@ def run_steps(nsteps, rows, q, v, tarr, acc_e, lamN, lamT, status, u_held, next_
                 stats[ST_MINGAP] = gap[c]
         if record:
             Kin = 0.5 * v @ (M @ v)
-            _write_row(rows[step], tarr[0], q, v, Kin, Upot, acc_e, gap, lamN, lamT, status, u_held)
+            _write_row(rows[step], tarr[0], q, v, Kin, Upot, acc_e, gap, lamN, lamT, status, u_held, h)
             col = _first_nonfinite(rows[step], stats)  # never hand out a non-finite row
             if col >= 0:
                 return NOT_FINITE, step, col
