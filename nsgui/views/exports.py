@@ -12,12 +12,12 @@ import os
 import tempfile
 import threading
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFormLayout, QMessageBox, QProgressDialog, QSpinBox)
 
 from nsgui.engine.export import ExportCancelled
+from nsgui.views.video import even_size, video_format, video_frame_times, write_video
 
 Cancelled = ExportCancelled  # every cancelled export (data, video) raises this
 
@@ -106,51 +106,26 @@ class _QtSvgExporter:
             painter.end()
 
 
-def video_frame_times(t_start, t_end, fps, speed):
-    """Simulated times of the frames: `speed` simulated seconds per second of video."""
-    step = speed / fps
-    n = int(np.floor((t_end - t_start) / step + 1e-9)) + 1
-    return t_start + step * np.arange(max(n, 1))
-
-
 def export_video(view3d, controller, path, fps=30, speed=1.0, t0=None, t1=None, progress=None, size=None):
-    """Render the 3D view offscreen for each frame from the history and encode MP4 or GIF."""
-    import imageio.v2 as iio
+    """Render the 3D view offscreen at the history's time of each frame, every frame at one size
+    (`size` = (w, h), by default the view's; rounded down to even numbers), and encode MP4 or GIF.
+    Returns the number of frames."""
     rec = controller.recorder
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".mp4", ".gif"):
-        raise ValueError(f"unsupported video format {ext!r} (use .mp4 or .gif)")
+    video_format(path)
     t0 = rec.t_start if t0 is None else t0
     t1 = rec.t_end if t1 is None else t1
     times = video_frame_times(t0, t1, fps, speed)
-    tmp = _temp_next_to(path)
-    writer = None
-    try:
-        if ext == ".gif":
-            writer = iio.get_writer(tmp, mode="I", duration=1000.0 / fps, loop=0)
-        else:
-            writer = iio.get_writer(tmp, fps=fps, codec="libx264", quality=7, macro_block_size=2)
-        for k, t in enumerate(times):
+    size = even_size(size or view3d.view_size())
+
+    def frames():
+        for t in times:
             view3d.show_row(rec.row_at_time(t))
-            img = view3d.render_image(size=size)[:, :, :3]
-            h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
-            writer.append_data(np.ascontiguousarray(img[:h, :w]))
-            if progress and not progress((k + 1) / len(times)):
-                raise Cancelled()
-        writer.close()
-        writer = None
-        _finish(tmp, path)
-    except BaseException:
-        if writer is not None:
-            try:
-                writer.close()
-            except Exception:
-                pass
-        _discard(tmp)
-        raise
+            yield view3d.render_image(size)
+
+    try:
+        return write_video(path, frames(), fps, progress=progress, total=len(times))
     finally:
         view3d.show_row(controller.cursor)
-    return len(times)
 
 
 def run_with_progress(window, title, job, threaded=False):
@@ -218,8 +193,11 @@ def _run_threaded(job, dlg, state):
     return box.get("result")
 
 
+VIDEO_SIZES = ((1280, 720), (1920, 1080), (640, 480))
+
+
 class VideoOptionsDialog(QDialog):
-    def __init__(self, parent, controller):
+    def __init__(self, parent, controller, view_size=(1280, 720)):
         super().__init__(parent)
         self.setWindowTitle("Export video")
         rec = controller.recorder
@@ -231,7 +209,12 @@ class VideoOptionsDialog(QDialog):
         self.speed.setToolTip("Simulated seconds per second of video")
         self.t0 = QDoubleSpinBox(decimals=3, minimum=rec.t_start, maximum=rec.t_end, value=rec.t_start)
         self.t1 = QDoubleSpinBox(decimals=3, minimum=rec.t_start, maximum=rec.t_end, value=rec.t_end)
+        self.size = QComboBox()
+        self.size.setToolTip("Every frame is rendered at this size, at full resolution")
+        for k, (w, h) in enumerate((even_size(view_size),) + VIDEO_SIZES):
+            self.size.addItem(f"{w} × {h}" + (" (the 3D view)" if k == 0 else ""), (w, h))
         form.addRow("format", self.fmt)
+        form.addRow("size (pixels)", self.size)
         form.addRow("frames per second", self.fps)
         form.addRow("playback speed", self.speed)
         form.addRow("from t (s)", self.t0)
@@ -243,4 +226,5 @@ class VideoOptionsDialog(QDialog):
 
     def options(self):
         return {"format": self.fmt.currentText(), "fps": self.fps.value(), "speed": self.speed.value(),
-                "t0": self.t0.value(), "t1": max(self.t1.value(), self.t0.value())}
+                "t0": self.t0.value(), "t1": max(self.t1.value(), self.t0.value()),
+                "size": tuple(self.size.currentData())}

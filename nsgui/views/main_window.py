@@ -595,7 +595,7 @@ class MainWindow(QMainWindow):
         from nsgui.views import exports
         if not self._has_history():
             return
-        dlg = exports.VideoOptionsDialog(self, self.controller)
+        dlg = exports.VideoOptionsDialog(self, self.controller, self.view3d.view_size())
         if not dlg.exec():
             return
         opts = dlg.options()
@@ -605,7 +605,7 @@ class MainWindow(QMainWindow):
             self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
             exports.run_with_progress(self, "Exporting video", lambda progress: exports.export_video(
                 self.view3d, self.controller, path, fps=opts["fps"], speed=opts["speed"],
-                t0=opts["t0"], t1=opts["t1"], progress=progress))
+                t0=opts["t0"], t1=opts["t1"], progress=progress, size=opts["size"]))
 
     def _has_history(self):
         if self.controller.recorder is None or not len(self.controller.recorder):

@@ -163,16 +163,8 @@ class OffscreenCanvasWidget(QWidget):
         start = time.perf_counter()
         full = self._physical_size()
         size = (max(1, round(full[0] * scale)), max(1, round(full[1] * scale)))
-        if tuple(self.canvas.size) != size:
-            # a smaller canvas shows the same framing (the camera's scale is relative to the view)
-            self.canvas.size = size
-            self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
-            self._timer.stop()  # the resize asked for a render: this is it
         self._scale_used = size[0] / full[0]
-        if self.before_render is not None:
-            self.before_render(self._scale_used)
-            self._timer.stop()  # (the hook's changes asked for a render: this is it)
-        rgba = np.ascontiguousarray(self._render_rgba(size))
+        rgba = np.ascontiguousarray(self._draw_at(size, self._scale_used))
         h, w = rgba.shape[:2]
         img = QImage(rgba.data, w, h, rgba.strides[0], QImage.Format_RGBX8888)
         img.keep_alive = rgba  # QImage does not own the numpy buffer
@@ -185,6 +177,21 @@ class OffscreenCanvasWidget(QWidget):
         self.update()
         self.frameRendered.emit()
         return rgba
+
+    def render_frame(self, size):
+        """An RGBA frame of exactly `size` = (w, h) pixels at full resolution, not shown (video
+        frames). The display's next frame goes back to the widget's size."""
+        return self._draw_at(tuple(int(v) for v in size), 1.0)
+
+    def _draw_at(self, size, px_scale):
+        if tuple(self.canvas.size) != size:
+            # a smaller canvas shows the same framing (the camera's scale is relative to the view)
+            self.canvas.size = size
+            self.canvas.events.resize(size=size, physical_size=size)  # the viewbox and camera follow
+        if self.before_render is not None:
+            self.before_render(px_scale)
+        self._timer.stop()  # (the resize and the hook asked for a render: this is it)
+        return self._render_rgba(size)
 
     _fbo = None
     _fbo_size = None

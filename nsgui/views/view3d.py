@@ -519,11 +519,22 @@ class View3D(QWidget):
         return cols
 
     # ------------------------------------------------------------------ images
+    def view_size(self):
+        """The view's size in device pixels (w, h)."""
+        r = self.display.devicePixelRatioF() if self.display is not None else 1.0
+        w, h = (self.display.width(), self.display.height()) if self.display is not None else (640, 480)
+        return max(1, round(w * r)), max(1, round(h * r))
+
     def render_image(self, size=None):
-        """An RGBA image (h, w, 4) of the current view, rendered offscreen."""
+        """An RGBA image (h, w, 4) of the current view, rendered offscreen at full resolution:
+        exactly `size` = (w, h) pixels, by default the view's own size (the live frames may be
+        drawn at reduced resolution, never these)."""
         if self.canvas is None:
             raise RuntimeError(self.error or "3D view unavailable")
-        return self.canvas.render(size=size) if size else self.canvas.render()
+        size = tuple(int(v) for v in (size or self.view_size()))
+        if self.backend == "egl":
+            return self.display.render_frame(size)
+        return self.canvas.render(size=size)  # (Qt fallback: the widget's framing, scaled to size)
 
     def renderer(self):
         """"egl: llvmpipe (...)": how the view is drawn, for the About box and the tests."""
