@@ -3,14 +3,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-SCENE ?= resources/scenes/default.json
+SCENE ?= default
 
 # System packages the GUI tests need (Xvfb + Mesa software OpenGL + Qt's xcb deps).
 SYSTEM_PACKAGES := xvfb xauth libgl1-mesa-dri libegl1 libgl1 libglx-mesa0 libxkbcommon-x11-0 \
 	libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 \
 	libxcb-render-util0 libxcb-image0 libdbus-1-3 libfontconfig1 libegl-mesa0
 
-.PHONY: run test system-deps venv bench clean
+.PHONY: run test wheel-smoke system-deps venv bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,9 +37,14 @@ system-deps:
 	  fi; \
 	fi
 
+# The wheel smoke test (a fresh venv outside the checkout) runs first: pytest's summary stays last.
 test: system-deps $(STAMP)
 	$(PY) -m nsgui.engine.warmup -q
+	$(PY) tests/wheel_smoke.py
 	$(PY) -m pytest -q
+
+wheel-smoke: $(STAMP)
+	$(PY) tests/wheel_smoke.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

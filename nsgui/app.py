@@ -1,8 +1,7 @@
-"""`nsgui [SCENE] [--run-for T] [--screenshot FILE.png]`: the desktop app."""
+"""`nsgui [SCENE] [--run-for T] [--screenshot FILE.png]`: the desktop app (options parsed in __main__.py)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -12,19 +11,6 @@ NO_DISPLAY = """nsgui: no display found (DISPLAY / WAYLAND_DISPLAY are not set),
   - Or open the window in a virtual display:
         xvfb-run -a -s "-screen 0 1600x1000x24" nsgui SCENE.json
 """
-
-
-def parse_args(argv):
-    p = argparse.ArgumentParser(prog="nsgui", description="Planar mechanisms with contacts, impacts and "
-                                "friction: live simulation, plots, 3D view and history. "
-                                "Headless runs: `nsgui run SCENE ...`.")
-    p.add_argument("scene", nargs="?", help="scene file (default: resources/scenes/default.json)")
-    p.add_argument("--run-for", type=float, metavar="T", help="run T seconds of simulated time on start")
-    p.add_argument("--screenshot", metavar="FILE.png",
-                   help="after --run-for (or right after loading), save a screenshot of the window and exit")
-    p.add_argument("--speed", type=float, default=None,
-                   help="real-time factor for --run-for (default: as fast as possible)")
-    return p.parse_args(argv)
 
 
 def display_available():
@@ -52,18 +38,27 @@ def _save_screenshot(window, path):
     os.replace(tmp, path)
 
 
-def gui_main(argv=None):
-    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+def _echo_error(level, text):
+    if level == "error":
+        sys.stderr.write(f"nsgui: {text}\n")
+
+
+def gui_main(args=None):
+    """Open the window; `args` as parsed by nsgui.__main__ (or an argument list)."""
+    if args is None or isinstance(args, (list, tuple)):
+        from nsgui.__main__ import build_parser
+        args = build_parser(with_commands=False).parse_args(list(sys.argv[1:] if args is None else args))
     if not display_available():
         sys.stderr.write(NO_DISPLAY)
         return 2
-    scene_path = args.scene
-    from nsgui.views.main_window import DEFAULT_SCENE
-    if scene_path is None:
-        scene_path = DEFAULT_SCENE
-    if not os.path.exists(scene_path):
-        sys.stderr.write(f"nsgui: no such scene file: {scene_path}\n")
+    from nsgui.engine import SceneError
+    from nsgui.examples import default_scene, resolve_scene
+    try:
+        scene_path = str(default_scene()) if args.scene is None else resolve_scene(args.scene)
+    except SceneError as exc:
+        sys.stderr.write(f"nsgui: {exc}\n")
         return 2
+    unattended = args.run_for is not None or args.screenshot
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -72,11 +67,13 @@ def gui_main(argv=None):
     app.setOrganizationName("nsgui")
     from nsgui.views.main_window import MainWindow
     window = MainWindow()
+    if unattended:  # the window may never be looked at: errors (a scene that cannot be opened) go to stderr too
+        window.messages.posted.connect(_echo_error)
     window.show()
     loaded = window.open_scene(scene_path)
     exit_code = {"code": 0}
 
-    if args.run_for is not None or args.screenshot:
+    if unattended:
         if not loaded:
             return 1
         ctrl = window.controller

@@ -7,20 +7,24 @@ import sys
 import time
 
 USAGE_EPILOG = """examples:
-  nsgui run resources/scenes/bouncing_ball.json --out ball.csv
-  nsgui run resources/scenes/double_pendulum_wall.json --no-projection --solver lemke --summary-json s.json
+  nsgui run bouncing_ball --out ball.csv
+  nsgui run double_pendulum_wall --no-projection --solver lemke --summary-json s.json
+  nsgui run my_scene.json --duration 10 --out run.h5
+(`nsgui examples` lists the example names)
 """
 
 
 def _parser():
     p = argparse.ArgumentParser(prog="nsgui run", description="Simulate a scene without a window.",
                                 epilog=USAGE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("scene", help="scene file (.json)")
+    p.add_argument("scene", help="scene file (.json) or the name of an example")
     p.add_argument("--dt", type=float, help="time step h (s)")
     p.add_argument("--duration", type=float, help="end time (s)")
     p.add_argument("--theta", type=float, help="θ of the Moreau–Jean scheme, in [0.5, 1]")
-    p.add_argument("--no-projection", action="store_true", help="plain Moreau–Jean (no position projection)")
-    p.add_argument("--projection", action="store_true", help="force the position projection on")
+    projection = p.add_mutually_exclusive_group()
+    projection.add_argument("--no-projection", action="store_true",
+                            help="plain Moreau–Jean (no position projection)")
+    projection.add_argument("--projection", action="store_true", help="force the position projection on")
     p.add_argument("--solver", choices=["auto", "lemke", "nsgs"], help="one-step problem solver")
     p.add_argument("--out", help="write every signal to FILE.csv or FILE.h5")
     p.add_argument("--summary-json", help="write the run summary to this JSON file")
@@ -60,6 +64,7 @@ def run_main(argv):
     from nsgui.engine.export import write_csv, write_hdf5
     from nsgui.engine.simulate import configured_scene, simulate
     from nsgui.engine.scene import validate_scene
+    from nsgui.examples import resolve_scene
 
     if args.out and not args.out.lower().endswith((".csv", ".h5", ".hdf5")):
         return _fail(f"--out {args.out}: the file name must end in .csv, .h5 or .hdf5")
@@ -67,6 +72,7 @@ def run_main(argv):
         if val is not None and not val > 0:
             return _fail(f"{opt} {val}: must be > 0")
     try:
+        args.scene = resolve_scene(args.scene)  # a file, or an example's name
         scene = load_scene(args.scene)
         projection = False if args.no_projection else (True if args.projection else None)
         scene = configured_scene(scene, args.dt, args.duration, args.theta, projection, args.solver)

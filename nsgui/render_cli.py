@@ -36,7 +36,7 @@ def _parser():
     p = _Parser(prog=PROG, description="Render a video of the 3D view without a window "
                 "(offscreen, as --screenshot).", epilog=EPILOG,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("scene", help="scene file (.json)")
+    p.add_argument("scene", help="scene file (.json) or the name of an example")
     p.add_argument("--out", required=True, metavar="FILE", help="the video: FILE.mp4 or FILE.gif")
     p.add_argument("--duration", type=float, metavar="T",
                    help="simulated seconds to film, from t = 0 (default: the scene's duration)")
@@ -143,9 +143,12 @@ def render_main(argv):
     problem = _check(args)
     if problem:
         return _fail(problem)
-    if not os.path.exists(args.scene):
-        return _fail(f"no such scene file: {args.scene}")
     from nsgui.engine import SceneError
+    from nsgui.examples import resolve_scene
+    try:
+        args.scene = resolve_scene(args.scene)  # a file, or an example's name
+    except SceneError:
+        return _fail(f"no such scene file: {args.scene}, nor an example of that name (see nsgui examples)")
     try:
         model = _load_model(args.scene, args.duration)
     except SceneError as exc:

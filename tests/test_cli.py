@@ -10,7 +10,7 @@ import pytest
 from nsgui.engine import simulate
 from nsgui.engine.export import read_csv, read_hdf5
 
-from helpers import PYTHON, ROOT, example, scene_path
+from helpers import PYTHON, ROOT, SCENES, example, example_dict, scene_path
 
 BALL = scene_path("bouncing_ball")
 OPTS = ["--dt", "0.002", "--duration", "1.0", "--no-projection", "--solver", "lemke"]
@@ -18,11 +18,15 @@ SUMMARY_KEYS = {"steps", "t_end", "wall_time", "steps_per_second", "impacts", "m
                 "energy_residual", "solver_warnings", "failure"}
 
 
-def nsgui_run(*args, cwd=None):
+def nsgui(*args, cwd=None):
     exe = PYTHON if os.path.exists(PYTHON) else "python"
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([exe, "-m", "nsgui", "run", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([exe, "-m", "nsgui", *args], capture_output=True, text=True, timeout=120,
                           cwd=cwd or ROOT, env=env)
+
+
+def nsgui_run(*args, cwd=None):
+    return nsgui("run", *args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +124,7 @@ def test_invalid_scene_names_the_field_and_writes_nothing(workdir):
     (["--theta", "2"], "settings.theta"),
     (["--out", "{dir}/x.txt"], "--out"),
     (["--solver", "bogus"], "--solver"),
+    (["--projection", "--no-projection"], "not allowed with argument"),
 ])
 def test_bad_option_value_is_refused_without_output(workdir, args, needle):
     tmp_path = workdir
@@ -135,3 +140,67 @@ def test_missing_scene_file_is_a_clear_error(workdir):
     p = nsgui_run(str(tmp_path / "nope.json"), "--quiet", "--out", str(tmp_path / "o.csv"))
     _assert_clean_failure(p, "nope.json")
     assert os.listdir(tmp_path) == []
+
+
+def test_an_example_runs_by_its_name_from_any_folder(workdir, reference):
+    for i, name in enumerate(("bouncing_ball", "bouncing_ball.json")):
+        out = workdir / f"ball{i}.csv"
+        p = nsgui_run(name, *OPTS, "--quiet", "--out", str(out), cwd=workdir)
+        assert p.returncode == 0, p.stderr
+        assert os.path.samefile(p.stdout.split()[1], BALL)  # "scene  PATH"
+        data = read_csv(out)
+        for signal, values in reference.signals.items():
+            np.testing.assert_array_equal(data[signal], values, err_msg=signal)
+
+
+def test_a_file_wins_over_an_example_of_the_same_name(workdir):
+    d = example_dict("bouncing_ball")
+    d["settings"]["dt"] = 0.01
+    from nsgui.engine import dumps_scene, scene_from_dict
+    (workdir / "bouncing_ball").write_text(dumps_scene(scene_from_dict(d)))
+    p = nsgui_run("bouncing_ball", "--duration", "0.1", "--quiet", cwd=workdir)
+    assert p.returncode == 0, p.stderr
+    assert "steps            10  " in p.stdout  # h = 0.01 s of the local file (the example's is 0.005 s)
+
+
+def test_unknown_scene_name_points_at_the_examples(workdir):
+    p = nsgui_run("no_such_example", "--quiet", cwd=workdir)
+    _assert_clean_failure(p, "no_such_example", "nsgui examples")
+    assert p.returncode == 2
+
+
+def test_examples_lists_every_scene_with_its_file():
+    stems = sorted(os.path.splitext(f)[0] for f in os.listdir(SCENES) if f.endswith(".json"))
+    p = nsgui("examples")
+    assert p.returncode == 0, p.stderr
+    assert [line.split()[0] for line in p.stdout.splitlines()] == stems
+    assert "Impacts and friction at a glance" in p.stdout  # the first sentence of default's description
+    p = nsgui("examples", "--paths")
+    rows = [line.split(None, 1) for line in p.stdout.splitlines()]
+    assert [(n, os.path.realpath(f)) for n, f in rows] == \
+        [(n, os.path.realpath(os.path.join(SCENES, n + ".json"))) for n in stems]
+
+
+def test_help_lists_the_commands_and_version_is_the_package_version():
+    p = nsgui("--help")
+    assert p.returncode == 0, p.stderr
+    commands = p.stdout.split("commands:")[1]
+    for name in ("run", "examples"):
+        assert f"\n    {name} " in commands
+    assert "--screenshot" in p.stdout and "SCENE" in p.stdout
+    import nsgui as package
+    p = nsgui("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"nsgui {package.__version__}"
+    p = nsgui("run", "--help")
+    assert p.returncode == 0 and "--summary-json" in p.stdout
+
+
+def test_the_version_is_written_once():
+    """pyproject.toml takes the version from nsgui.__version__ (no second copy to forget)."""
+    import tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "nsgui.__version__"}
+    assert project["project"]["license"] == "MIT"
+    assert os.path.isfile(os.path.join(ROOT, "LICENSE"))

@@ -6,20 +6,18 @@ The first compile of the stepping loop takes a minute or two on a fresh machine;
 
 import sys
 import time
-from pathlib import Path
 
-SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
+from nsgui.examples import example_path
+
+# frictional + frictionless contacts, nonlinear M (revolute joints), actuators, projection on and off
+WARMUP_SCENES = (("two_link_arm", True), ("sliding_box", False), ("default", True))
 
 
 def warm_up(verbose=False):
     from . import compile_scene, load_scene, simulate
     t0 = time.perf_counter()
-    # frictional + frictionless contacts, nonlinear M (revolute joints), actuators, projection on and off
-    for name, projection in (("two_link_arm", True), ("sliding_box", False), ("default", True)):
-        path = SCENES / f"{name}.json"
-        if not path.exists():
-            continue
-        scene = load_scene(path)
+    for name, projection in WARMUP_SCENES:
+        scene = load_scene(example_path(name))  # KeyError: the install lacks its examples
         for solver in ("auto", "lemke", "nsgs"):
             simulate(scene, duration=5 * scene.settings.dt, projection=projection, solver=solver)
         model = compile_scene(scene)
@@ -30,4 +28,7 @@ def warm_up(verbose=False):
 
 
 if __name__ == "__main__":
-    warm_up(verbose="-q" not in sys.argv)
+    try:
+        warm_up(verbose="-q" not in sys.argv)
+    except KeyError as missing:
+        sys.exit(f"nsgui.engine.warmup: the example scene {missing} is missing from this install")

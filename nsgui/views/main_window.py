@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 
 import copy
-import glob
 import os
 import time
 
@@ -16,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QInputDialog, QLabel, QTabBar,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
 
+from nsgui.examples import default_scene, example_path, example_names, scenes_dir
 from nsgui.views.document import SceneDocument
 from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
 from nsgui.views.plots import PlotPanel
@@ -23,9 +23,8 @@ from nsgui.views.scene_tree import SceneTree
 from nsgui.views.sim_controller import SimulationController
 from nsgui.views.view3d import View3D
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCENES_DIR = os.path.join(ROOT, "resources", "scenes")
-DEFAULT_SCENE = os.path.join(SCENES_DIR, "default.json")
+SCENES_DIR = str(scenes_dir())  # the example scenes, in the checkout or the installed package
+DEFAULT_SCENE = str(default_scene())
 MAX_RECENT = 10
 STATUS_INTERVAL = 0.25  # seconds between status/slider updates while running
 SPEEDS = [("×0.01", 0.01), ("×0.1", 0.1), ("×0.25", 0.25), ("×0.5", 0.5), ("×1 real time", 1.0),
@@ -225,9 +224,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = f.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         ex = f.addMenu("Open E&xample")
-        for path in sorted(glob.glob(os.path.join(SCENES_DIR, "*.json"))):
-            name = os.path.splitext(os.path.basename(path))[0].replace("_", " ")
-            ex.addAction(name, lambda p=path: self.open_scene(p))
+        for name in example_names():
+            ex.addAction(name.replace("_", " "), lambda p=str(example_path(name)): self.open_scene(p))
         if ex.isEmpty():
             ex.addAction("(no examples found)").setEnabled(False)
         f.addSeparator()

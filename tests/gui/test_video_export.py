@@ -100,7 +100,8 @@ def test_render_command_writes_a_video_of_the_requested_length_and_size(tmp_path
     tmp_path = tmp_path / "work"
     tmp_path.mkdir()
     out = tmp_path / f"ball.{ext}"
-    proc = run_render([BALL, "--out", str(out), "--duration", "1.5", "--fps", "12", "--size", "320x240"],
+    scene = BALL if ext == "mp4" else "bouncing_ball"  # a file, or an example's name
+    proc = run_render([scene, "--out", str(out), "--duration", "1.5", "--fps", "12", "--size", "320x240"],
                       tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr

@@ -305,16 +305,34 @@ def test_layout_and_recent_files_are_remembered(qtbot, gl, scene_file):
     w2.close()
 
 
-def test_command_line_screenshot(tmp_path):
-    shot = tmp_path / "shot.png"
+def nsgui_window(*args, cwd):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    proc = subprocess.run([sys.executable, "-m", "nsgui", DEFAULT, "--run-for", "0.2",
-                           "--screenshot", str(shot)], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT, env=env)
+    return subprocess.run([sys.executable, "-m", "nsgui", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=env)
+
+
+def test_command_line_screenshot(tmp_path):
+    """An example is opened by its name, from any folder."""
+    shot = tmp_path / "shot.png"
+    proc = nsgui_window("default", "--run-for", "0.2", "--screenshot", str(shot), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "screenshot written" in proc.stdout
     from PySide6.QtGui import QImage
     img = QImage(str(shot))
     assert not img.isNull() and img.width() > 800
+
+
+def test_command_line_screenshot_of_a_broken_scene_prints_its_problems(tmp_path):
+    scene = json.loads(open(DEFAULT, encoding="utf-8").read())
+    scene["bodies"][0]["mass"] = -1.0
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "broken.json").write_text(json.dumps(scene))
+    proc = nsgui_window("broken.json", "--screenshot", "s.png", cwd=work)
+    assert proc.returncode == 1
+    assert "Cannot open broken.json" in proc.stderr and "bodies[0].mass" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert os.listdir(work) == ["broken.json"]
 
 
 def test_events_signal_picker_phase_plot_and_replay(window, scene_file, qtbot):
