@@ -389,15 +389,21 @@ class MainWindow(QMainWindow):
         if problems:
             self._refuse(f"Cannot {action}: the scene has problems", [str(p) for p in problems])
             return None
-        from nsgui.engine import compile_scene, scene_to_dict
+        from nsgui.engine import compile_scene
         scene = copy.deepcopy(self.document.scene)
         try:
             model = compile_scene(scene)
         except Exception as exc:
             self._refuse(f"Cannot {action}", str(exc).splitlines() or [repr(exc)])
             return None
-        self._model_scene_dict = scene_to_dict(scene)
         return model
+
+    def _adopt(self, model):
+        """The run now uses `model`: later edits are compared with its scene."""
+        from nsgui.engine import scene_to_dict
+        self._model_scene_dict = scene_to_dict(model.scene)
+        if self.statusBar().currentMessage().startswith("Scene edited"):
+            self.statusBar().clearMessage()  # the edits are in use now
 
     def reset_simulation(self):
         """Back to t = 0 with the document's current scene (recompiled). Returns True if started."""
@@ -405,6 +411,7 @@ class MainWindow(QMainWindow):
         if model is None:
             return False
         self.controller.load_model(model, running=False)
+        self._adopt(model)
         self.view3d.set_model(model)
         if self.controller.recorder is None:
             self.statusBar().showMessage("Preparing the simulation… (the very first run after "
@@ -418,14 +425,18 @@ class MainWindow(QMainWindow):
         model = self._compile("resume")
         if model is None:
             return False
-        t = self.controller.cursor_time
-        err = self.controller.resume_from(model, t)
-        if err:
+        from nsgui.engine.branching import describe_carry_over
+        c = self.controller
+        source = c.model
+        snap = c.recorder.snapshot_at_or_before(c.cursor_time) if c.recorder is not None else None
+        err = c.resume_from(model, c.cursor_time)
+        if err:  # refused before anything changed
             self._refuse("Cannot resume from here", [err])
             return False
-        self.view3d.set_model(model)
-        self.post("info", f"resumed from t = {t:.4f} s with the edited scene (new branch; the "
-                          "previous run is drawn dashed until discarded)")
+        self._adopt(model)  # the 3D view follows when the new branch's first rows arrive
+        changes = describe_carry_over(source, model)
+        self.post("info", f"resumed from t = {snap.t:.4f} s with the edited scene (new branch; the "
+                          "previous run is drawn dashed until discarded)" + (f": {changes}" if changes else ""))
         return True
 
     def is_running(self):

@@ -93,6 +93,7 @@ class SimulationController(QObject):
         else:
             self.runner = SimRunner(simulator_factory)
         self.model = None
+        self._models = []  # (from time t, model): which model computed the history from t on
         self.recorder: Recorder | None = None
         self.previous: Recorder | None = None  # the old branch, kept until discarded
         self.columns = ColumnCache()
@@ -154,6 +155,7 @@ class SimulationController(QObject):
         if self.previous is not None:
             self.discard_previous()
         self.model = model
+        self._models = [(float("-inf"), model)]
         self._pending_branch = None
         self._cursor = None
         self._replay = None
@@ -231,31 +233,40 @@ class SimulationController(QObject):
         self._replay = (time.perf_counter(), self.cursor_time)
 
     def resume_from(self, model, t=None):
-        """Continue from the snapshot at or before t (default: the cursor) with `model`, which may
-        have edited parameters. The history after that point becomes the previous branch.
-        Returns an error message, or None."""
-        if self.recorder is None:
+        """Continue from the snapshot at or before t (default: the cursor) with `model`, an edited
+        scene: the state is carried over by name (engine/branching.py), the history up to there is
+        kept (new signals blank before), the history after it becomes the previous branch.
+        Returns an error message, or None; on an error nothing has changed."""
+        from nsgui.engine.branching import StateMapError, branch_history, map_state
+        if self.recorder is None or self.model is None:
             return "nothing has been simulated yet"
         t = self.cursor_time if t is None else t
         snap = self.recorder.snapshot_at_or_before(t)
         if snap is None:
             return "no saved state at or before this time"
-        if list(model.coord_names) != list(self.model.coord_names):
-            return ("the edited scene has different coordinates "
-                    f"({', '.join(model.coord_names)}); use Reset instead")
+        source = self._model_at(snap.t)
+        try:
+            state = map_state(snap.state, source, model)
+        except StateMapError as exc:
+            return str(exc)
         self.pause()
         old = self.recorder
-        branch = old.copy()
-        branch.truncate_after(snap.t - 0.5 * float(model.dt))
+        # the snapshot's own row is recorded again by the new run
+        branch = branch_history(old, snap.t - 0.5 * float(source.dt), self.model, model)
         if old.t_end > snap.t + 1e-12:
             self.previous = old
             self.previous_columns.clear()
         self._pending_branch = branch
+        self._models = [m for m in self._models if m[0] < snap.t] + [(snap.t, model)]
         self.model = model
         self._cursor = None
-        self.runner.load(model, state=snap.state, running=False)
+        self.runner.load(model, state=state, running=False)
         self.branchChanged.emit()
         return None
+
+    def _model_at(self, t):
+        """The model that computed the current history at time t (resumes with edits change it)."""
+        return next((m for t0, m in reversed(self._models) if t0 <= t + 1e-12), self.model)
 
     def discard_previous(self):
         if self.previous is not None:

@@ -1,0 +1,172 @@
+"""Carry a run over to an edited scene (Resume from here): its state, matched by the names of
+bodies, coordinates, contacts and actuators, and its recorded history, matched by signal names.
+
+- A body of both scenes keeps its motion when it hangs from the same kind of joint on the same
+  parent (the joint may be renamed): its coordinates mean the same thing in both. A body held
+  differently cannot be carried over.
+- A new body starts from the edited scene's initial values of its coordinates (relative to its
+  parent, so a body added to a moving mechanism moves with it).
+- Contacts are matched by name: a new contact starts open with no percussion (cold start), a removed
+  one is dropped. The step problem is solved afresh each step, so no other warm start is needed.
+- Actuators are matched by name; a new one is sampled at once.
+- The energy balance goes on: the energy an edit adds or removes (a new body, a changed mass) is
+  not counted as numerical drift in `energy.residual`.
+
+Anything that cannot be carried over raises StateMapError with a one-line reason, before anything
+has changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import stepper as st
+from .recorder import Recorder
+from .scene import joint_coordinates
+
+
+class StateMapError(ValueError):
+    """The run cannot continue with the edited scene (the message says why)."""
+
+
+def _holders(model):
+    """{body: (joint name, joint type, parent)} of the joint each body hangs from."""
+    return {j.child: (j.name, j.type, j.parent) for j in model.scene.joints}
+
+
+def carried_coordinates(src, dst, strict=True):
+    """{coordinate of dst: coordinate of src} for the bodies of both runs (a renamed joint keeps its
+    body's motion). Raises StateMapError when the run cannot continue as a run of dst (with
+    strict=False, bodies held differently are just left out)."""
+    common = set(src.body_names) & set(dst.body_names)
+    if not common and strict:
+        raise StateMapError("the edited scene has no body of the current run: nothing can continue "
+                            "from here; use Reset to start it from t = 0")
+    old, new = _holders(src), _holders(dst)
+    pairs = {}
+    for body in sorted(common, key=dst.body_names.index):
+        (oj, ot, op), (nj, nt, npar) = old[body], new[body]
+        if (ot, op) == (nt, npar):
+            pairs.update(zip(joint_coordinates(nj, nt), joint_coordinates(oj, ot)))
+        elif strict:
+            raise StateMapError(f"body '{body}' hangs from {ot} joint '{oj}' (on {op}) in the run but from "
+                                f"{nt} joint '{nj}' (on {npar}) in the edited scene: its motion cannot be "
+                                "carried over; use Reset")
+    return pairs
+
+
+def _by_name(values, src_names, dst_names, default):
+    """values (indexed like src_names) rearranged in dst_names order; `default[i]` where a name is
+    missing (or None)."""
+    out = np.array(default, dtype=float, copy=True)
+    idx = {n: i for i, n in enumerate(src_names)}
+    for i, n in enumerate(dst_names):
+        k = idx.get(n)
+        if k is not None:
+            out[i] = values[k]
+    return out
+
+
+def mechanical_energy(model, q, v):
+    """K + U of model at (q, v), as the signal row computes it."""
+    nc, na = model.ncontacts, len(model.actuator_names)
+    return st.initial_row(np.ascontiguousarray(q, float), np.ascontiguousarray(v, float), 0.0, np.zeros(6),
+                          np.zeros(nc), np.zeros(nc), np.zeros(nc), np.zeros(na), np.zeros(len(model.signal_names)),
+                          *model.kernel_args()[:14], model.fs)
+
+
+def map_state(state, src, dst):
+    """`state` of a run of model `src` as a state of model `dst` (see the module notes).
+    Raises StateMapError when it cannot be done."""
+    if src is dst:
+        return state.copy()
+    # coordinates of bodies of both runs keep their values; those of new bodies their initial ones
+    pairs = carried_coordinates(src, dst)
+    carried = [pairs.get(c) for c in dst.coord_names]
+    q = _by_name(state.q, src.coord_names, carried, dst.q0)
+    v = _by_name(state.v, src.coord_names, carried, dst.v0)
+    nc = dst.ncontacts
+    lamN = _by_name(state.lamN, src.contact_names, dst.contact_names, np.zeros(nc))
+    lamT = _by_name(state.lamT, src.contact_names, dst.contact_names, np.zeros(nc))
+    status = _by_name(state.status, src.contact_names, dst.contact_names, np.full(nc, float(st.OPEN)))
+    na = len(dst.actuator_names)
+    u = _by_name(state.u, src.actuator_names, dst.actuator_names, np.zeros(na))
+    next_sample = _by_name(state.next_sample, src.actuator_names, dst.actuator_names, np.zeros(na))
+    energy = np.array(state.energy, dtype=float, copy=True)
+    # what the edit adds to K + U is the edit's, not drift: the residual goes on from its value
+    energy[st.ACC_E0] += mechanical_energy(dst, q, v) - mechanical_energy(src, state.q, state.v)
+    external = {a: t for a, t in state.external_next.items() if a in dst.actuator_names}
+    return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
+                               next_sample=next_sample, stats=np.array(state.stats, dtype=float, copy=True),
+                               row=None, external_next=external)
+
+
+def column_sources(src, dst):
+    """How a history of model `src` reads as one of model `dst`: for each signal of dst, the column
+    of src it continues ("q.<c>" of a renamed joint included), or None with the value it had before
+    it existed: a body added later stood still at its initial place, a contact added later was open
+    with no percussion, an actuator gave nothing; a gap is unknown (NaN)."""
+    pairs = carried_coordinates(src, dst, strict=False)
+    have = set(src.signal_names)
+    q0 = dict(zip(dst.coord_names, dst.q0))
+    out = []
+    for name in dst.signal_names:
+        kind, _, rest = name.partition(".")
+        if kind in ("q", "v"):
+            old = f"{kind}.{pairs[rest]}" if rest in pairs else None
+            out.append((old, q0[rest] if kind == "q" else 0.0))
+        elif name in have:
+            out.append((name, np.nan))
+        elif kind == "contact" and name.rsplit(".", 1)[-1] == "gap":
+            out.append((None, np.nan))
+        else:
+            out.append((None, 0.0))
+    return out
+
+
+def branch_history(recorder, t, src, dst):
+    """A new history for a run of model `dst` holding `recorder`'s rows (a run of `src`), snapshots
+    and events up to time t, its columns read as `column_sources` says."""
+    if list(dst.signal_names) == list(recorder.names):
+        branch = recorder.copy()
+        branch.truncate_after(t)
+        return branch
+    branch = Recorder(dst.signal_names, memory_cap=recorder.memory_cap, chunk_rows=recorder.chunk_rows,
+                      snapshot_interval=recorder.snapshot_interval)
+    keep = recorder.row_at_time(t) + 1 if len(recorder) and t >= recorder.t_start else 0
+    index = {n: k for k, n in enumerate(recorder.names)}
+    sources = column_sources(src, dst)
+    take = np.array([index.get(old, -1) if old else -1 for old, _ in sources])
+    have = take >= 0
+    fill = np.array([value for _, value in sources])
+    for a in range(0, keep, recorder.chunk_rows):
+        rows = recorder.rows(a, min(a + recorder.chunk_rows, keep))
+        out = np.empty((len(rows), len(fill)))
+        out[:] = fill
+        out[:, have] = rows[:, take[have]]
+        branch.append(out)
+    for s in recorder.snapshots:
+        if s.t <= t + 1e-12:
+            branch.force_snapshot(s.t, s.row, s.state)
+    branch.add_events([e for e in recorder.events if e.t <= t + 1e-12])
+    return branch
+
+
+_ITEMS = (("body", "bodies", lambda m: [b.name for b in m.scene.bodies], "from its initial state"),
+          ("contact", "contacts", lambda m: [c.name for c in m.scene.contacts], "starting open"),
+          ("actuator", "actuators", lambda m: list(m.actuator_names), "sampled at once"))
+
+
+def describe_carry_over(src, dst):
+    """What an edit adds or removes, in a few words, e.g. "contact 'c' added (starting open)"."""
+    parts = []
+    for one, many, names, note in _ITEMS:
+        old, new = names(src), names(dst)
+        for changed, verb, how in (([n for n in new if n not in old], "added", f" ({note})"),
+                                   ([n for n in old if n not in new], "removed", "")):
+            if changed:
+                listed = ", ".join(repr(n) for n in changed)
+                parts.append(f"{one if len(changed) == 1 else many} {listed} {verb}{how}")
+    return "; ".join(parts)
