@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -30,8 +31,13 @@ def scenes_dir() -> Path:
     return Path(str(folder))
 
 
+def natural_key(name: str):
+    """bead_column_10 < bead_column_50 < bead_column_100."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def example_names() -> list[str]:
-    return sorted(p.stem for p in scenes_dir().glob("*.json"))
+    return sorted((p.stem for p in scenes_dir().glob("*.json")), key=natural_key)
 
 
 def example_path(name: str) -> Path:

@@ -9,6 +9,7 @@ import pytest
 
 from nsgui.engine import simulate
 from nsgui.engine.export import read_csv, read_hdf5
+from nsgui.examples import natural_key
 
 from helpers import PYTHON, ROOT, SCENES, example, example_dict, scene_path
 
@@ -170,7 +171,8 @@ def test_unknown_scene_name_points_at_the_examples(workdir):
 
 
 def test_examples_lists_every_scene_with_its_file():
-    stems = sorted(os.path.splitext(f)[0] for f in os.listdir(SCENES) if f.endswith(".json"))
+    stems = sorted((os.path.splitext(f)[0] for f in os.listdir(SCENES) if f.endswith(".json")), key=natural_key)
+    assert stems.index("bead_column_50") < stems.index("bead_column_100")
     p = nsgui("examples")
     assert p.returncode == 0, p.stderr
     assert [line.split()[0] for line in p.stdout.splitlines()] == stems

@@ -98,7 +98,7 @@ def smoke(tmp: Path):
         check(all(c in helptext for c in ("run", "examples")), f"nsgui --help lists no commands:\n{helptext}")
         listed = [line.split()[0] for line in run([nsgui, "examples"], work, env).splitlines()]
         expected = sorted(p.stem for p in (ROOT / "resources" / "scenes").glob("*.json"))
-        check(listed == expected, f"nsgui examples lists {listed}, expected {expected}")
+        check(sorted(listed) == expected, f"nsgui examples lists {listed}, expected {expected}")
     with stage("kernel warm-up (compiles into an empty cache)"):
         run([venv / "bin" / "python", "-m", "nsgui.engine.warmup", "-q"], work, env)
         cached = list(venv.rglob("nsgui/engine/**/*.nbi")) + list((tmp / "cache").rglob("*.nbi"))
