@@ -18,8 +18,8 @@ MAX_SIDE = 7680
 MAX_FPS = 240
 
 EPILOG = """examples:
-  nsgui render resources/scenes/default.json --out default.mp4
-  nsgui render resources/scenes/bouncing_ball.json --out ball.gif --duration 2 --fps 20 --size 480x360
+  nsgui render default --out default.mp4
+  nsgui render bouncing_ball --out ball.gif --duration 2 --fps 20 --size 480x360
 """
 
 
