@@ -1,9 +1,15 @@
 """Live plots (pyqtgraph): time plots of any recorded signals with a time cursor, impacts marked on
-contact-force plots, the previous branch drawn dashed, and a phase portrait (v against q)."""
+contact-force plots, the previous branch drawn dashed, and a phase portrait (v against q).
+
+Every value axis names the units of what it shows (from the model's `signal_units`) and time is in
+seconds: axes never rescale to SI prefixes (no "ms" on one card and "s" on the next, no radians
+shown as thousandths). A card made for a family of signals (coordinates, contacts, ...) draws the
+first few and says so in its header, where any of the others can be picked."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -12,34 +18,52 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollArea, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
 
+from nsgui.views.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
+                                     split_contact, unit_of, units_text)
+
 pg.setConfigOptions(antialias=False, background="w", foreground="#333")
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2", "#7f7f7f", "#bcbd22"]
 CURSOR_PEN = pg.mkPen("#e8a317", width=1.5)
-MIN_PLOT_HEIGHT = 190
+MIN_PLOT_HEIGHT = 160  # of a card's plot, below its title bar and legend
 REFRESH_BUDGET = 0.005  # seconds of plot updates per display tick
 CARD_INTERVAL = 1 / 30  # a live plot is redrawn at most this often
 MAX_MARKERS = 2000  # impact markers drawn per signal (the newest in view)
 PHASE_POINTS = 20000  # a phase portrait draws at most about this many samples
+MAX_CURVES = 8  # curves a new card draws of its family; the header offers the others
+IMPACT_KINDS = ("fn", "ft", "pn", "pt")  # contact signals whose impacts are marked
+
+
+@dataclass
+class PlotSpec:
+    """A card of the default set: its title, the signals it draws, and the family they are taken
+    from (`choices`, which the card's header offers to pick from; `noun` names them there)."""
+    title: str
+    signals: list
+    choices: list = field(default_factory=list)
+    noun: str = "signals"
+    flag_cut: bool = True  # orange header count while part of the family is left out
 
 
 def default_plots(names):
-    """The plots a new run opens with: (title, signals) for the signals this run records."""
+    """The plots a new run opens with, for the signals this run records. Contacts are shown whole
+    (a multi-point contact as the total over its points): one curve per contact."""
     names = list(names)
-    has = set(names)
-    plots = [("Energy", [n for n in ("energy.kinetic", "energy.potential", "energy.total",
-                                     "energy.dissipated") if n in has])]
+    energy = [n for n in names if n.startswith("energy.")]
     q = [n for n in names if n.startswith("q.")]
     v = [n for n in names if n.startswith("v.")]
-    plots += [("Coordinates", q[:8]), ("Velocities", v[:8])]
-    gaps = [n for n in names if n.startswith("contact.") and n.endswith(".gap")]
-    forces = [n for n in names if n.startswith("contact.") and (n.endswith(".pn") or n.endswith(".pt"))]
-    plots += [("Contact gaps", gaps[:8]), ("Contact forces", forces[:8])]
     u = [n for n in names if n.startswith("u.")]
-    if u:
-        plots.append(("Actuator torques", u))
-    return [(t, s) for t, s in plots if s]
+    gaps, fn = per_contact(names, "gap"), per_contact(names, "fn")
+    specs = [PlotSpec("Energy", [n for n in energy if n.split(".")[1] in ("kinetic", "potential", "total",
+                                                                          "dissipated")], energy,
+                      "energy terms", flag_cut=False),
+             PlotSpec("Coordinates", q[:MAX_CURVES], q, "coordinates"),
+             PlotSpec("Velocities", v[:MAX_CURVES], v, "velocities"),
+             PlotSpec("Contact gaps", gaps[:MAX_CURVES], gaps, "contacts"),
+             PlotSpec("Contact forces", fn[:MAX_CURVES], fn + per_contact(names, "ft"), "contacts"),
+             PlotSpec("Actuator torques", u, u, "actuators")]
+    return [s for s in specs if s.signals]
 
 
 class TimedPlotWidget(pg.PlotWidget):
@@ -95,6 +119,7 @@ class PlotCard(QWidget):
     """One plot with its title bar; `kind` is "time" or "phase"."""
     closeRequested = Signal(object)
     activated = Signal(object)
+    heightChanged = Signal()  # its minimum height (the panel makes room for every card)
 
     def __init__(self, controller, title, parent=None):
         super().__init__(parent)
@@ -113,8 +138,10 @@ class PlotCard(QWidget):
         bar.addWidget(close)
         lay.addLayout(bar)
         self.plot = TimedPlotWidget()
-        self.plot.setMinimumHeight(MIN_PLOT_HEIGHT - 30)
+        self.plot.setMinimumHeight(MIN_PLOT_HEIGHT)
         self.item = self.plot.getPlotItem()
+        for side in ("left", "bottom"):  # units are named on the axis; values are never rescaled
+            self.item.getAxis(side).enableAutoSIPrefix(False)
         self.grid = GridItem(self.item)
         self.item.addItem(self.grid, ignoreBounds=True)
         # The card sets the view range itself (pyqtgraph's auto-range reads every sample at every
@@ -132,11 +159,50 @@ class PlotCard(QWidget):
         self.legend_label.setStyleSheet("font-size: 8pt")
         lay.addWidget(self.legend_label)
         lay.addWidget(self.plot, 1)
-        self.setMinimumHeight(MIN_PLOT_HEIGHT)
+        self.fit_height()
 
     def mousePressEvent(self, ev):
         self.activated.emit(self)
         super().mousePressEvent(ev)
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        if ev.size().width() != ev.oldSize().width():  # the legend wraps to another number of lines
+            self.fit_height()
+
+    def fit_height(self):
+        """Room for the title bar, the legend as wrapped at this width and the whole plot (a card
+        squeezed below that cut off the plot's time axis)."""
+        m = self.layout().contentsMargins()
+        legend = self.legend_label
+        h = (m.top() + m.bottom() + self.header.sizeHint().height() + MIN_PLOT_HEIGHT
+             + (legend.heightForWidth(max(self.width() - m.left() - m.right(), 50)) if legend.text() else 0))
+        if h != self.minimumHeight():
+            self.setMinimumHeight(h)
+            self.heightChanged.emit()
+
+    def set_axis_label(self, side, text):
+        axis = self.item.getAxis(side)
+        if not text:  # nothing drawn yet: no unit to name
+            if axis.label.isVisible():
+                axis.showLabel(False)
+            return
+        if axis.labelText != text or not axis.label.isVisible():
+            self.item.setLabel(side, text)
+            if side == "bottom":  # pyqtgraph leaves 0.8 of the label's height: its foot was cut off
+                axis.setHeight(None)
+                axis.setHeight(int(axis.maximumHeight() + 0.25 * axis.label.boundingRect().height()))
+
+    def axis_text(self, side):
+        """The axis label as drawn (what a test or a user reads)."""
+        axis = self.item.getAxis(side)
+        return axis.label.toPlainText().strip() if axis.label.isVisible() else ""
+
+    def unit(self, name):
+        c = self.controller
+        rec = c.recorder
+        return unit_of(getattr(c.model, "signal_units", None) or {}, rec.names if rec is not None else [],
+                       name)
 
     # ------------------------------------------------------------------ view range
     def _user_moved(self, *_):
@@ -204,9 +270,19 @@ def _grown(lo, hi, current, running):
 class TimePlot(PlotCard):
     kind = "time"
 
-    def __init__(self, controller, title, signals=(), parent=None):
+    def __init__(self, controller, title, signals=(), parent=None, choices=(), noun="signals", flag_cut=True):
         super().__init__(controller, title, parent)
-        self.item.setLabel("bottom", "t", units="s")
+        self.set_axis_label("bottom", "t (s)")
+        self.choices = list(choices)
+        self.noun = noun
+        self.flag_cut = flag_cut  # a family drawn in part is shown in orange (not the energy terms)
+        self.picker = None
+        if self.choices:  # the family this card draws from: say how many are drawn, offer the rest
+            self.picker = QToolButton(autoRaise=True, popupMode=QToolButton.InstantPopup)
+            self.picker.setObjectName("picker")
+            self.picker.setMenu(QMenu(self.picker))
+            self.picker.menu().aboutToShow.connect(self._fill_picker)
+            self.header.insertWidget(1, self.picker)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.previous_curves: dict[str, pg.PlotDataItem] = {}
         self.impacts: dict[str, pg.ScatterPlotItem] = {}
@@ -224,12 +300,14 @@ class TimePlot(PlotCard):
     def add_signal(self, name):
         if name in self.curves:
             return
-        color = PALETTE[len(self.curves) % len(PALETTE)]
+        used = {c.color for c in self.curves.values()}
+        color = next((c for c in PALETTE if c not in used), PALETTE[len(self.curves) % len(PALETTE)])
         curve = self.item.plot([], [], pen=pg.mkPen(color, width=1))
         curve.color = color
         self.curves[name] = curve
-        self._update_legend()
-        if name.startswith("contact.") and (name.endswith(".pn") or name.endswith(".pt")):
+        self.update_labels()
+        parts = split_contact(name)
+        if parts is not None and parts[1] in IMPACT_KINDS:
             sc = pg.ScatterPlotItem(size=7, symbol="t1", pen=pg.mkPen(color), brush=pg.mkBrush(color))
             self.item.addItem(sc)
             self.impacts[name] = sc
@@ -240,11 +318,67 @@ class TimePlot(PlotCard):
             item = store.pop(name, None)
             if item is not None:
                 self.item.removeItem(item)
-        self._update_legend()
+        self.update_labels()
 
-    def _update_legend(self):
+    def update_labels(self):
+        """Legend, value-axis label (units) and the header's count of drawn signals."""
+        names = self.controller.recorder.names if self.controller.recorder is not None else []
         self.legend_label.setText("&nbsp; ".join(
-            f'<span style="color:{c.color}">■</span>&nbsp;{n}' for n, c in self.curves.items()))
+            f'<span style="color:{c.color}">■</span>&nbsp;{self.legend_name(n, names)}'
+            for n, c in self.curves.items()))
+        # the card's title names the quantity: its value axis names the units (a figure exported
+        # from it says both, see value_label)
+        self.set_axis_label("left", units_text(self.units()))
+        if self.picker is not None:
+            shown, total = self.shown_count()
+            self.picker.setText(f"{shown} of {total} {self.noun} ▾")
+            cut = shown < total
+            self.picker.setStyleSheet("QToolButton::menu-indicator { image: none; }"
+                                      + ("QToolButton { color: #c05800; font-weight: bold; }" if cut and self.flag_cut
+                                         else ""))
+            self.picker.setToolTip(f"Only {shown} of the {total} {self.noun} are drawn: pick which" if cut
+                                   else f"All {total} {self.noun} are drawn: pick which")
+        self.fit_height()
+
+    def units(self):
+        return [self.unit(n) for n in self.curves]
+
+    def value_label(self):
+        """'Contact forces (N)': the value axis of a figure made of this card."""
+        return axis_label(self.title, self.units())
+
+    @staticmethod
+    def legend_name(name, names):
+        """A curve's name in the legend: a contact's signals without the "contact." prefix."""
+        short = name[len("contact."):] if name.startswith("contact.") else name
+        return short + points_label(names, name)
+
+    def shown_count(self):
+        """(drawn, of) members of this card's family; contacts are counted whole (fn and ft of a
+        contact are one contact)."""
+        drawn = [n for n in self.curves if n in self.choices]
+        if self.noun == "contacts":
+            return len(contacts(drawn)), len(contacts(self.choices))
+        return len(drawn), len(self.choices)
+
+    def _fill_picker(self):
+        menu = self.picker.menu()
+        menu.clear()
+        names = self.controller.recorder.names if self.controller.recorder is not None else []
+        menu.addAction(f"Draw all {len(self.choices)}", lambda: self.show_only(self.choices))
+        menu.addAction("Draw none", lambda: self.show_only([]))
+        menu.addSeparator()
+        for name in self.choices:
+            a = menu.addAction(self.legend_name(name, names))
+            a.setCheckable(True)
+            a.setChecked(name in self.curves)
+            a.toggled.connect(lambda on, n=name: self.add_signal(n) if on else self.remove_signal(n))
+
+    def show_only(self, names):
+        for n in [n for n in self.curves if n not in names]:
+            self.remove_signal(n)
+        for n in names:
+            self.add_signal(n)
 
     def _max_buckets(self):
         return max(100, int(self.item.vb.width()))
@@ -279,18 +413,23 @@ class TimePlot(PlotCard):
         self.apply_range(t[0], t[-1], lo, hi)
 
     def _impact_rows(self, name):
-        """Rows where this contact's status is "impact", found incrementally."""
+        """Rows where this contact (any of its points, for a contact total) is at an impact, found
+        incrementally."""
         c = self.controller
-        status_name = name.rsplit(".", 1)[0] + ".status"
-        if status_name not in c.recorder._index:
-            return np.empty(0, np.intp)
-        st = c.column(status_name)
-        rec_id, done, rows = self._hits.get(name, (None, 0, np.empty(0, np.intp)))
-        if rec_id is not id(c.recorder) or done > len(st):
+        n = len(c.recorder)
+        rec_id, done, rows, status = self._hits.get(name, (None, 0, None, None))
+        if rec_id is not id(c.recorder) or done > n:
+            point = name[len("contact."):].rpartition(".")[0]
+            names = c.recorder._index
+            status = ([f"contact.{point}.status"] if f"contact.{point}.status" in names
+                      else contact_points(names, point, "status"))
             done, rows = 0, np.empty(0, np.intp)
-        if len(st) > done:
-            rows = np.concatenate([rows, done + np.flatnonzero(st[done:] == 3)])
-        self._hits[name] = (id(c.recorder), len(st), rows)
+        if n > done and status:
+            hit = np.zeros(n - done, bool)
+            for s in status:
+                hit |= c.column(s)[done:] == 3
+            rows = np.concatenate([rows, done + np.flatnonzero(hit)])
+        self._hits[name] = (id(c.recorder), n, rows, status)
         return rows
 
     def _refresh_previous(self):
@@ -362,8 +501,8 @@ class PhasePlot(PlotCard):
         if c.recorder is None or not coord:
             self.curve.setData([], [])
             return
-        self.item.setLabel("bottom", f"q.{coord}")
-        self.item.setLabel("left", f"v.{coord}")
+        self.set_axis_label("bottom", axis_label(f"q.{coord}", [self.unit(f"q.{coord}")]))
+        self.set_axis_label("left", axis_label(f"v.{coord}", [self.unit(f"v.{coord}")]))
         q, v = c.column(f"q.{coord}"), c.column(f"v.{coord}")
         step = max(1, -(-len(q) // PHASE_POINTS))  # every step-th sample, and always the newest
         x = np.append(q[::step], q[-1:]) if step > 1 else q
@@ -413,8 +552,8 @@ class PlotPanel(QWidget):
         controller.branchChanged.connect(self.refresh_all)
 
     # ------------------------------------------------------------------ plots
-    def add_time_plot(self, title, signals=()):
-        card = TimePlot(self.controller, title, signals)
+    def add_time_plot(self, title, signals=(), choices=(), noun="signals", flag_cut=True):
+        card = TimePlot(self.controller, title, signals, choices=choices, noun=noun, flag_cut=flag_cut)
         self._add(card)
         return card
 
@@ -423,15 +562,20 @@ class PlotPanel(QWidget):
         self._add(card)
         return card
 
+    def _fit_splitter(self):
+        self.splitter.setMinimumHeight(sum(c.minimumHeight() for c in self.cards)
+                                       + self.splitter.handleWidth() * max(len(self.cards) - 1, 0))
+
     def _add(self, card):
         card.closeRequested.connect(self.remove_plot)
+        card.heightChanged.connect(self._fit_splitter)
         card.activated.connect(self._set_current)
         # time axes are not linked: a linked change would repaint every plot at once, and
         # one refresh per display tick must stay short (they share the time cursor instead)
         self.cards.append(card)
         self.splitter.addWidget(card)
         self.current = card
-        self.splitter.setMinimumHeight(len(self.cards) * MIN_PLOT_HEIGHT)
+        self._fit_splitter()
 
     def remove_plot(self, card):
         if card in self.cards:
@@ -440,7 +584,7 @@ class PlotPanel(QWidget):
             card.deleteLater()
             if self.current is card:
                 self.current = self.cards[-1] if self.cards else None
-            self.splitter.setMinimumHeight(len(self.cards) * MIN_PLOT_HEIGHT)
+            self._fit_splitter()
 
     def _set_current(self, card):
         self.current = card
@@ -470,8 +614,8 @@ class PlotPanel(QWidget):
         if names != self._layout_names:  # a different scene: the default set of plots
             for card in list(self.cards):
                 self.remove_plot(card)
-            for title, sig in default_plots(names):
-                self.add_time_plot(title, sig)
+            for spec in default_plots(names):
+                self.add_time_plot(spec.title, spec.signals, spec.choices, spec.noun, spec.flag_cut)
             coords = [n[2:] for n in names if n.startswith("q.")]
             if coords:
                 self.add_phase_plot(coords[0])
@@ -479,6 +623,8 @@ class PlotPanel(QWidget):
         for card in self.cards:
             if isinstance(card, PhasePlot):
                 card.update_coordinates()
+            else:
+                card.update_labels()  # units and contact totals of this run's model
         self.refresh_all()
 
     def refresh_all(self):

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from nsgui.engine.recorder import Recorder
 from nsgui.views import frame_budget
 from nsgui.views.envelope import Envelope
+from nsgui.views.signal_info import contact_members, contact_total
 from nsgui.views.runner import SimRunner
 
 DISPLAY_HZ = 30
@@ -26,18 +27,32 @@ def default_simulator_factory(model):
 
 class ColumnCache:
     """Growable copies of the columns some view watches, and their min/max envelopes (for drawing
-    long histories), extended incrementally each tick."""
+    long histories), extended incrementally each tick. A column may also be a contact's total over
+    its points (`signal_info.contact_members`)."""
 
     def __init__(self):
         self._data: dict[str, np.ndarray] = {}
         self._envelopes: dict[str, Envelope] = {}
+        self._members: dict[str, list] = {}
         self._n = 0
+
+    def _read(self, recorder, name, start=0, stop=None):
+        """Rows start..stop of a recorded column, of a contact total, or NaN (no such signal)."""
+        stop = len(recorder) if stop is None else stop
+        if name in recorder._index:
+            return recorder.column(name, start, stop)
+        members = self._members.get(name)
+        if members is None:
+            members = self._members[name] = contact_members(recorder.names, name)
+        if members:
+            return contact_total(name, [recorder.column(m, start, stop) for m in members])
+        return np.full(stop - start, np.nan)
 
     def get(self, recorder, name):
         if recorder is None:
             return np.empty(0)
         if name not in self._data:
-            col = recorder.column(name) if name in recorder._index else np.full(len(recorder), np.nan)
+            col = self._read(recorder, name)
             buf = np.empty(max(1024, 2 * len(col)))
             buf[: len(col)] = col
             self._data[name] = buf
@@ -63,16 +78,14 @@ class ColumnCache:
                 grown = np.empty(max(2 * len(buf), 2 * n))
                 grown[:start] = buf[:start]
                 buf = self._data[name] = grown
-            if name in recorder._index:
-                buf[start:n] = recorder.column(name, start, n)
-            else:
-                buf[start:n] = np.nan
+            buf[start:n] = self._read(recorder, name, start, n)
             if name in self._envelopes:
                 self._envelopes[name].extend(buf, n)
 
     def clear(self):
         self._data.clear()
         self._envelopes.clear()
+        self._members.clear()
 
 
 class SimulationController(QObject):
