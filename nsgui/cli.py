@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -26,7 +27,9 @@ def _parser():
                             help="plain Moreau–Jean (no position projection)")
     projection.add_argument("--projection", action="store_true", help="force the position projection on")
     p.add_argument("--solver", choices=["auto", "lemke", "nsgs"], help="one-step problem solver")
-    p.add_argument("--out", help="write every signal to FILE.csv or FILE.h5")
+    p.add_argument("--out", help="write every signal to FILE.csv or FILE.h5, row by row as the run goes")
+    p.add_argument("--every", type=int, default=1, metavar="N",
+                   help="record one step in N (rows 0, N, 2N…); the summary still covers every step")
     p.add_argument("--summary-json", help="write the run summary to this JSON file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -58,11 +61,65 @@ def _fail(msg, code=2):
     return code
 
 
+class _StopOnSignal:
+    """Ctrl-C (SIGINT) and SIGTERM. Until the run steps they interrupt at once (KeyboardInterrupt);
+    once it steps (`deferred`) they ask it to stop after the current kernel call (a fraction of a
+    second), so the rows so far are kept and the output file is whole."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __init__(self):
+        self.signum = None
+        self.deferred = False
+        self._previous = {}
+
+    def __enter__(self):
+        for name in self.SIGNALS:
+            sig = getattr(signal, name)
+            try:
+                self._previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:  # not the main thread: signals stay as they are
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum, frame):
+        self.signum = signum
+        if not self.deferred:
+            raise KeyboardInterrupt
+
+    @property
+    def requested(self):
+        return self.signum is not None
+
+    @property
+    def exit_code(self):
+        return 128 + (self.signum or signal.SIGINT)
+
+
 def run_main(argv):
     args = _parser().parse_args(argv)
+    with _StopOnSignal() as stop:
+        try:
+            code = _run(args, stop)
+        except KeyboardInterrupt:
+            code = _fail("interrupted before the run started; nothing written", stop.exit_code)
+    if stop.requested:
+        # everything is written and closed: leave now, as asked, without the interpreter's teardown
+        # of the compiled kernels (about a second)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _run(args, stop):
     from nsgui.engine import SceneError, load_scene
-    from nsgui.engine.export import write_csv, write_hdf5
-    from nsgui.engine.simulate import configured_scene, simulate
+    from nsgui.engine.export import WriteError
+    from nsgui.engine.simulate import RunTooLarge, configured_scene, human_bytes, simulate
     from nsgui.engine.scene import validate_scene
     from nsgui.examples import resolve_scene
 
@@ -71,6 +128,8 @@ def run_main(argv):
     for opt, val in (("--dt", args.dt), ("--duration", args.duration)):
         if val is not None and not val > 0:
             return _fail(f"{opt} {val}: must be > 0")
+    if args.every < 1:
+        return _fail(f"--every {args.every}: must be a whole number ≥ 1")
     try:
         args.scene = resolve_scene(args.scene)  # a file, or an example's name
         scene = load_scene(args.scene)
@@ -81,26 +140,28 @@ def run_main(argv):
             raise SceneError(problems)
     except SceneError as e:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
-    progress = _Progress(not args.quiet)
+    bar = _Progress(not args.quiet)
+
+    def progress(fraction):
+        stop.deferred = True  # stepping: a signal now stops the run where it is, keeping its rows
+        bar(fraction)
+        return not stop.requested
+
     try:
-        result = simulate(scene, progress=progress)
+        # rows go straight to --out (nothing kept in memory), or nowhere: only the summary is shown
+        result = simulate(scene, progress=progress, every=args.every, out=args.out, keep=False,
+                          attrs={"scene": os.path.abspath(args.scene)})
     except SceneError as e:
-        progress.close()
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
-    progress.close()
+    except RunTooLarge as e:
+        return _fail(f"--out {args.out}: this run would write about {human_bytes(e.nbytes)} ({e.rows:,} rows × "
+                     f"{e.signals} signals), more than the {human_bytes(e.available)} free there; record one "
+                     f"step in N with --every N")
+    except WriteError as e:
+        return _fail(f"{e}; nothing written", 1)
+    finally:
+        bar.close()
     s = result.summary
-    if args.out:
-        writing = _Progress(not args.quiet)  # shown only if the write lasts more than a moment
-        try:
-            if args.out.lower().endswith(".csv"):
-                write_csv(args.out, result.signals, progress=writing)
-            else:
-                write_hdf5(args.out, result.signals, {"scene": os.path.abspath(args.scene),
-                                                      "summary": json.dumps(s)}, progress=writing)
-        except OSError as e:
-            writing.close()
-            return _fail(f"cannot write {args.out}: {e.strerror or e}")
-        writing.close()
     if args.summary_json:
         try:
             from nsgui.engine.atomic import atomic_write_text
@@ -115,8 +176,9 @@ def run_main(argv):
     print(f"energy residual  {s['energy_residual']:.3e} J")
     if s["solver_warnings"]:
         print(f"solver warnings  {s['solver_warnings']}")
+    kept = f"; the {s['rows']} rows so far are in {args.out}" if args.out else ""
     if s["failure"]:
-        sys.stderr.write(f"nsgui run: stopped early: {s['failure']}; the {s['steps']} steps before it were kept"
-                         + (f" in {args.out}" if args.out else "") + "\n")
-        return 1
+        return _fail(f"stopped early: {s['failure']}{kept}", 1)
+    if s["interrupted"]:
+        return _fail(f"interrupted at t = {s['t_end']:.6g} s after {s['steps']} steps{kept}", stop.exit_code)
     return 0
