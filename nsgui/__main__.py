@@ -40,6 +40,14 @@ def build_parser(with_commands=True):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before a command installs its own handler (imports, loading)
+        sys.stderr.write("nsgui: interrupted\n")
+        return 130
+
+
+def _main(argv):
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         module, func, _text = COMMANDS[argv[0]]

@@ -87,3 +87,15 @@ sys.exit(run_main([{BALL!r}, "--out", {str(folder / 'x.h5')!r}]))
     assert p.returncode == 130
     assert p.stderr == "nsgui run: interrupted before the run started; nothing written\n"
     assert os.listdir(folder) == []
+
+
+def test_ctrl_c_during_imports_is_one_line_not_a_traceback(monkeypatch, capsys):
+    # a Ctrl-C that arrives while a command's module is still being imported (before its handler)
+    import nsgui.__main__ as entry
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(entry.importlib, "import_module", interrupted)
+    assert entry.main(["run", "bouncing_ball"]) == 130
+    assert capsys.readouterr().err == "nsgui: interrupted\n"
