@@ -42,6 +42,8 @@ def _parser():
                    help="simulated seconds to film, from t = 0 (default: the scene's duration)")
     p.add_argument("--fps", type=float, default=30.0, metavar="F", help="frames per second (default 30)")
     p.add_argument("--size", default="1280x720", metavar="WxH", help="frame size in pixels (default 1280x720)")
+    p.add_argument("--orbit", action="store_true",
+                   help="the orbit view (perspective, from the side) instead of the front view")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -168,6 +170,7 @@ def render_main(argv):
     if view.canvas is None:
         return _fail(f"cannot draw offscreen: {view.error}", 1)
     view.set_model(model)
+    view.set_orbit(args.orbit)
     size = parse_size(args.size)
     duration = model.scene.settings.duration
     times = video_frame_times(0.0, duration, args.fps)

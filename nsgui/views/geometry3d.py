@@ -93,10 +93,11 @@ def clip_line_to_box(p, t, lo, hi):
     return p + s0 * t, p + s1 * t
 
 
-def obstacle_mesh(obstacle, extent, z0, z1, box=None):
-    """A slab on the solid side of a ground/wall boundary (clipped to `box` = (lo, hi)) or under a
-    segment. Returns None when the boundary is outside the box."""
-    thick = 0.03 * extent
+def obstacle_mesh(obstacle, extent, z0, z1, box=None, solid=None):
+    """A slab on the solid side of a ground/wall boundary (clipped to `box` = (lo, hi); `solid`
+    thick, by default 3 % of `extent`) or under a segment. Returns None when the boundary is
+    outside the box."""
+    thick = 0.03 * extent if solid is None else float(solid)
     if obstacle.type in ("ground", "wall"):
         n = np.asarray(obstacle.normal, dtype=float)
         n = n / (np.linalg.norm(n) or 1.0)

@@ -252,6 +252,7 @@ class MainWindow(QMainWindow):
         v.addAction("New phase portrait", lambda: self.plots.add_phase_plot())
         v.addSeparator()
         v.addAction("Reset camera", self.view3d.reset_camera)
+        self.view3d.add_menu_actions(v, self.settings)
         v.addAction(self.act_trails)
         v.addAction("Trail points…", self.choose_trail_points)
         v.addSeparator()

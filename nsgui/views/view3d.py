@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from nsgui.views import geometry3d as geo
 
@@ -26,7 +27,15 @@ STATUS_COLORS = {  # open, stick, slip, impact
 STATUS_NAMES = {0: "open", 1: "stick", 2: "slip", 3: "impact"}
 BACKGROUND = "#1e2229"
 TRAIL_SECONDS = 2.0
-CAMERA_AZIMUTH, CAMERA_ELEVATION = 85.0, 6.0  # a three-quarter view of the mechanism's plane
+# The default camera looks at the mechanism's plane face-on without perspective (x right, y up), as
+# the editor draws it; the orbit view (perspective, rotated by dragging) is one toggle away.
+FRONT_VIEW = (90.0, 0.0)  # vispy turntable azimuth, elevation of the front view
+ORBIT_VIEW = (70.0, 12.0)  # the orbit view's starting angles
+ORBIT_FOV = 30.0
+FRAMING = 1.25  # the fitted view shows the scene's bounds with this margin factor
+ARROW_SHARE = 0.25  # a force equal to the weight resting on contacts: this share of the view height
+ARROW_MAX = 0.45  # longest arrow (impacts), as a share of the view height
+FORCE_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)  # the user's choices of factor on the arrows' length
 TRAIL_POINTS = 160
 TRAIL_COLORS = [  # one per trail point, in the order chosen (cycled)
     (1.00, 0.85, 0.30), (0.35, 0.85, 1.00), (1.00, 0.45, 0.85), (0.55, 1.00, 0.40),
@@ -54,6 +63,29 @@ def default_trail_points(body_names) -> list[TrailPoint]:
     return [trail_point(n) for n in body_names]
 
 
+def _planar_camera_class():
+    from vispy.scene import TurntableCamera
+
+    class PlanarCamera(TurntableCamera):
+        """A turntable camera that, in the front view (`orbit` False), pans with the left button
+        instead of rotating, so the mechanism's plane stays face-on; wheel and right button zoom."""
+
+        orbit = False
+
+        def _update_rotation(self, event):
+            if self.orbit:
+                return super()._update_rotation(event)
+            if self._event_value is None or len(self._event_value) != 3:
+                self._event_value = tuple(self.center)
+            w, h = self._viewbox.size
+            per_px = self.scale_factor / max(min(w, h), 1)  # world units per pixel (orthographic)
+            d = (event.mouse_event.pos - event.mouse_event.press_event.pos)[:2] * per_px
+            c = self._event_value
+            self.center = (c[0] - d[0], c[1] + d[1], c[2])
+
+    return PlanarCamera
+
+
 def _rgba(hex_color, alpha=1.0):
     h = (hex_color or "#4c8bd6").lstrip("#")
     try:
@@ -79,6 +111,8 @@ class View3D(QWidget):
         self._bodies_mesh = None
         self._bodies_placed = False
         self._marker_data = {}
+        self.orbit = False  # front orthographic view; True: perspective, rotated by dragging
+        self.force_scale = 1.0  # the user's factor on the automatic force-arrow scale
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.backend = None
@@ -89,8 +123,8 @@ class View3D(QWidget):
             self._scene_mod = scene
             self.canvas, self.backend = make_canvas(BACKGROUND)
             self.view = self.canvas.central_widget.add_view()
-            self.view.camera = scene.TurntableCamera(fov=30, up="+y", azimuth=CAMERA_AZIMUTH,
-                                                      elevation=CAMERA_ELEVATION)
+            self.view.camera = _planar_camera_class()(fov=0.0, up="+y", azimuth=FRONT_VIEW[0],
+                                                      elevation=FRONT_VIEW[1])
             # far/near ratio: vispy's default (1e6) leaves too few depth-buffer bits for the faces
             self.view.camera.depth_value = 300.0
             if self.backend == "egl":
@@ -101,6 +135,7 @@ class View3D(QWidget):
                 self.canvas.events.draw.connect(self._drawn, position="first")
                 self.canvas.events.draw.connect(self._draw_done, position="last")
             layout.addWidget(self.display)
+            self._orbit_button = QToolButton(self.display)  # the orbit view is one click away
             self._make_dynamic_visuals()
             self._camera_fitted = False  # True until the user moves the camera: resizes re-fit
             self.canvas.events.mouse_press.connect(self._camera_touched)
@@ -113,11 +148,58 @@ class View3D(QWidget):
             label.setAlignment(Qt.AlignCenter)
             label.setWordWrap(True)
             layout.addWidget(label)
+        self._settings = None
+        self._make_actions()
         self._late = QTimer(self, singleShot=True)
         if self.canvas is not None:
             self._late.timeout.connect(self.canvas.update)
         controller.cursorChanged.connect(self.show_row)
         controller.historyReset.connect(self._on_history_reset)
+
+    # ------------------------------------------------------------------ camera and arrow choices
+    def _make_actions(self):
+        self.act_orbit = QAction("Orbit view (perspective)", self, checkable=True)
+        self.act_orbit.setToolTip("Perspective view, rotated by dragging (Shift+drag pans).\n"
+                                  "Off: the mechanism's plane seen face-on, dragging pans.")
+        self.act_orbit.toggled.connect(self._orbit_toggled)
+        button = getattr(self, "_orbit_button", None)
+        if button is not None:
+            button.setDefaultAction(self.act_orbit)
+            button.setText("Orbit")
+            button.move(6, 6)
+        self.force_actions = QActionGroup(self)
+        for f in FORCE_SCALES:
+            a = self.force_actions.addAction(f"× {f:g}")
+            a.setCheckable(True)
+            a.setChecked(f == 1.0)
+            a.setData(f)
+        self.force_actions.triggered.connect(self._force_scale_chosen)
+
+    def add_menu_actions(self, menu, settings=None):
+        """The camera and force-arrow choices in `menu`, remembered in `settings` (a QSettings)."""
+        menu.addAction(self.act_orbit)
+        sub = menu.addMenu("Force arrow length")
+        sub.setToolTip("Normal-force arrows: the weight resting on contacts is drawn a quarter "
+                       "of the view's height, times this factor")
+        sub.addActions(self.force_actions.actions())
+        self._settings = settings
+        if settings is not None:
+            self.act_orbit.setChecked(settings.value("view3d/orbit", False, type=bool))
+            factor = settings.value("view3d/force_scale", 1.0, type=float)
+            for a in self.force_actions.actions():
+                if abs(a.data() - factor) < 1e-9:
+                    a.setChecked(True)
+                    self.set_force_scale(factor)
+
+    def _orbit_toggled(self, on):
+        self.set_orbit(on)
+        if self._settings is not None:
+            self._settings.setValue("view3d/orbit", bool(on))
+
+    def _force_scale_chosen(self, action):
+        self.set_force_scale(action.data())
+        if self._settings is not None:
+            self._settings.setValue("view3d/force_scale", float(action.data()))
 
     # ------------------------------------------------------------------ redraw pacing
     # (Qt fallback) With software OpenGL a frame can cost tens of milliseconds: redraws are spaced
@@ -191,22 +273,30 @@ class View3D(QWidget):
         lo, hi = geo.scene_bounds(s, poses0, list(model.body_names))
         self.span = np.maximum(hi - lo, 0.1)
         self.center = (lo + hi) / 2
+        self._bottom = float(lo[1]) if any(o.type == "ground" for o in s.obstacles) else None
         self.extent = max(float(np.max(hi - lo)), 0.3)
         self.depth = 0.08 * self.extent
-        self.front = self.depth * (0.5 + 0.15 * len(model.body_names)) + 1e-3 * self.extent
+        # bodies are staggered a little in depth (no z-fighting where they overlap) and drawn in
+        # front of the obstacles; markers and arrows in front of everything
+        stagger = 0.5 * self.depth / max(len(model.body_names) - 1, 1)
+        self.front = self.depth + 1e-3 * self.extent
         # All bodies in one mesh whose vertices are placed on the CPU at each frame: one draw call
         # however many bodies (each vispy visual costs about a millisecond per frame).
         bodies = {b.name: b for b in s.bodies}
-        parts, colors, owner = [], [], []
+        parts, colors, owner, sizes = [], [], [], []
         for i, name in enumerate(model.body_names):
             body = bodies.get(name)
             if body is None or not body.shapes:
                 continue
-            dz = 0.15 * self.depth * i
+            dz = stagger * i
             verts, faces = geo.body_mesh(body, -self.depth / 2 + dz, self.depth / 2 + dz, 0.01 * self.extent)
             parts.append((np.asarray(verts, float), np.asarray(faces)))
             colors.append(np.tile(_rgba(body.color), (len(faces), 1)))
             owner.append(np.full(len(verts), i))
+            sizes.append(float(np.ptp(np.asarray(verts)[:, :2], axis=0).max()))
+        # friction-cone wedges: about a body's size (a scene's size would hide small bodies)
+        self._body_size = float(np.median(sizes)) if sizes else self.extent
+        self._wedge_length = min(0.12 * self.extent, self._body_size)
         if parts:
             self._body_local, self._body_faces = geo.merge_meshes(parts)
             self._body_owner = np.concatenate(owner)
@@ -216,12 +306,14 @@ class View3D(QWidget):
             self._body_nodes.append(self._bodies_mesh)
         else:
             self._bodies_mesh = None
-        half = np.array([0.65, 0.45]) * self.extent  # walls and grounds are drawn this far
-        box = (self.center - half, self.center + half)
-        # all obstacles in one mesh: each visual costs ~1 ms of vispy overhead per frame
+        # Grounds and walls are drawn across the scene's bounds and well beyond (every boundary
+        # passes through them), solid on their solid side; grounds in front of walls where they
+        # overlap. All obstacles in one mesh: each visual costs ~1 ms of vispy overhead per frame.
+        box = (lo - 2.5 * self.extent, hi + 2.5 * self.extent)  # (a wide window shows ~2)
         parts, colors = [], []
         for o in s.obstacles:
-            mesh = geo.obstacle_mesh(o, self.extent, -self.depth, self.depth, box)
+            back = 0.9 * self.depth if o.type == "wall" else self.depth
+            mesh = geo.obstacle_mesh(o, self.extent, -back, 0.4 * back, box, solid=0.5 * self.extent)
             if mesh is None:
                 continue
             verts, faces = mesh
@@ -238,7 +330,7 @@ class View3D(QWidget):
             owner = model.contact_owner[k]
             mus.append(float(s.contacts[owner].friction) if owner < len(s.contacts) else 0.0)
         self._mus = np.array(mus)
-        self._force_scale = self._default_force_scale(model)
+        self._weight = self._supported_weight(model)
         self.reset_camera()
         self.show_row(self.controller.cursor)
 
@@ -246,31 +338,71 @@ class View3D(QWidget):
         init = model.scene.initial.q if model.scene.initial else {}
         return np.array([float(init.get(n, 0.0)) for n in model.coord_names])
 
-    def _default_force_scale(self, model):
-        """Metres of arrow per newton: the scene's total weight gives a quarter of its size."""
+    @staticmethod
+    def _supported_weight(model):
+        """m g (N) of the bodies that rest on contacts when still: those not hinged (revolute
+        joint) to anything; of all bodies when every one is hinged."""
         from nsgui.engine.scene import body_mass_properties
-        mass = 0.0
+        hinged = {j.child for j in model.scene.joints if j.type == "revolute"}
+        masses = {}
         for b in model.scene.bodies:
             try:
-                mass += body_mass_properties(b)[0]
+                masses[b.name] = body_mass_properties(b)[0]
             except Exception:
                 pass
-        g = float(np.hypot(*model.scene.gravity)) or 9.81
-        return 0.25 * self.extent / max(mass * g, 1e-9)
+        free = [m for n, m in masses.items() if n not in hinged]
+        mass = sum(free) if free else sum(masses.values())
+        return mass * (float(np.hypot(*model.scene.gravity)) or 9.81)
+
+    def _fitted_scale(self, w, h):
+        """The fitted camera's scale_factor (vispy: the span seen across the view's smaller side)
+        for a w x h view: the scene's bounds fill the view in one direction, with a margin."""
+        sx, sy = self.span
+        return FRAMING * float(max(sy, sx * h / w) if w >= h else max(sx, sy * w / h))
+
+    def _arrow_height(self):
+        """The world height the arrows are sized against: that of a fitted 4:3 view (the same
+        arrows whatever the window's or video's shape)."""
+        return self._fitted_scale(4.0, 3.0)
+
+    def arrow_metres_per_newton(self):
+        """Force arrows' scale: the weight resting on contacts is drawn ARROW_SHARE of the fitted
+        view's height (whatever the masses), times the user's factor."""
+        return self.force_scale * ARROW_SHARE * self._arrow_height() / max(self._weight, 1e-12)
+
+    def set_force_scale(self, factor):
+        """The user's factor on the force arrows' automatic length."""
+        self.force_scale = float(factor)
+        self.show_row(self.controller.cursor)
+
+    def set_orbit(self, on):
+        """Orbit view (perspective, left drag rotates) or the front orthographic view (left drag
+        pans); either starts from its default angles, fitted to the scene."""
+        self.orbit = bool(on)
+        if self.act_orbit.isChecked() != self.orbit:
+            self.act_orbit.setChecked(self.orbit)  # (toggled comes back here once, no change)
+        if self.canvas is None:
+            return
+        cam = self.view.camera
+        cam.orbit = self.orbit
+        cam.fov = ORBIT_FOV if self.orbit else 0.0
+        self.reset_camera()
 
     def reset_camera(self):
         if self.canvas is None or self.model is None:
             return
         cam = self.view.camera
-        cam.center = (float(self.center[0]), float(self.center[1]), 0.0)
-        cam.azimuth, cam.elevation = CAMERA_AZIMUTH, CAMERA_ELEVATION
-        # vispy's scale_factor is the span seen across the view's smaller side: fit both sides
+        cam.azimuth, cam.elevation = ORBIT_VIEW if self.orbit else FRONT_VIEW
         w, h = self.view.size
-        if w <= 0 or h <= 0:
-            w, h = 4.0, 3.0
-        sx, sy = self.span
-        fit = max(sy, sx * h / w) if w >= h else max(sx, sy * w / h)
-        cam.scale_factor = 1.25 * float(fit)
+        cam.scale_factor = self._fitted_scale(w, h) if w > 0 and h > 0 else self._arrow_height()
+        cy = float(self.center[1])
+        if self._bottom is not None and w > 0 and h > 0:
+            # a scene on the ground in a view taller than it: the ground line low in the view,
+            # not half the view filled with ground
+            seen = cam.scale_factor * (h / w if h > w else 1.0)
+            spare = seen - float(self.span[1])
+            cy = self._bottom + float(self.span[1]) / 2 + spare / 2 - min(spare / 2, 0.12 * seen)
+        cam.center = (float(self.center[0]), cy, 0.0)
         self._camera_fitted = True
         cam.distance = None
         self.canvas.update()
@@ -361,21 +493,33 @@ class View3D(QWidget):
     # Markers and line widths are in canvas pixels; frames drawn at reduced resolution (see
     # offscreen_canvas) scale them so that they keep their size on screen.
     _px_scale = 1.0
+    _marker_shrink = 1.0  # < 1 when the bodies look small: markers would hide them
 
     def _markers(self, visual, pos, **style):
         """set_data of a marker visual with sizes in screen pixels (kept for a rescale)."""
         self._marker_data[visual] = (pos, style)
-        s = self._px_scale
+        s = self._px_scale * self._marker_shrink
         visual.set_data(pos, **{k: (v * s if k in ("size", "edge_width") else v) for k, v in style.items()})
 
     def _frame_scale(self, scale):
         """Called by the offscreen display before each frame with its resolution scale."""
-        if abs(scale - self._px_scale) < 1e-9:
+        shrink = self._marker_fit(scale)
+        if abs(scale - self._px_scale) < 1e-9 and abs(shrink - self._marker_shrink) < 1e-3:
             return
-        self._px_scale = scale
+        self._px_scale, self._marker_shrink = scale, shrink
         for visual, (pos, style) in list(self._marker_data.items()):
             self._markers(visual, pos, **style)
         self._arrows.set_data(width=max(1.0, 3 * scale))
+
+    def _marker_fit(self, scale):
+        """Marker size factor: 1, or less when a typical body spans fewer than ~24 screen pixels
+        (a column of small beads stays visible under its contact points)."""
+        if self.model is None:
+            return 1.0
+        w, h = self.view.size
+        seen = self.view.camera.scale_factor * (h / w if h > w > 0 else 1.0)  # world height shown
+        body_px = self._body_size * (h / scale) / max(seen, 1e-12)
+        return float(np.clip(body_px / 24.0, 0.4, 1.0))
 
     def _place_bodies(self, poses):
         if self._bodies_mesh is None:
@@ -427,24 +571,25 @@ class View3D(QWidget):
             return
         point, normal = np.asarray(point, float).reshape(-1, 2), np.asarray(normal, float).reshape(-1, 2)
         status = np.zeros(len(names), int)
-        pn = np.zeros(len(names))
+        fn = np.zeros(len(names))  # normal forces (N)
         if vals is not None:
             for k, n in enumerate(names):
                 try:
                     status[k] = int(vals[rec.index(f"contact.{n}.status")])
-                    pn[k] = float(vals[rec.index(f"contact.{n}.pn")])
+                    fn[k] = float(vals[rec.index(f"contact.{n}.fn")])
                 except KeyError:
                     pass
         colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[0]) for s in status])
         z = self.front
-        self._markers(self._points, np.column_stack([point, np.full(len(point), z)]), face_color=colors,
-                      edge_color=(0, 0, 0, 1), size=8, edge_width=1)
+        top = np.argsort(status > 0, kind="stable")  # where points coincide, touching ones on top
+        self._markers(self._points, np.column_stack([point[top], np.full(len(point), z)]),
+                      face_color=colors[top], edge_color=(0, 0, 0, 1), size=8, edge_width=1)
         self._points.visible = True
         # friction-cone wedges of the contacts that touch (half-angle atan mu)
         touching = status > 0
         if touching.any():
             tri = geo.cone_wedges(point[touching], normal[touching], self._mus[touching],
-                                  0.12 * self.extent)
+                                  self._wedge_length)
             wc = np.repeat(colors[touching] * (1, 1, 1, 0) + (0, 0, 0, 0.35), 3, axis=0)
             self._wedges.set_data(vertices=np.column_stack([tri, np.full(len(tri), z - 1e-4)]),
                                   faces=np.arange(len(tri), dtype=np.uint32).reshape(-1, 3),
@@ -453,8 +598,9 @@ class View3D(QWidget):
         else:
             self._wedges.visible = False
         # normal-force arrows, length proportional to the force (clamped for impacts)
-        lengths = np.minimum(np.abs(pn) * self._force_scale, 0.6 * self.extent)
-        show = lengths > 1e-4 * self.extent
+        height = self._arrow_height()
+        lengths = np.minimum(np.abs(fn) * self.arrow_metres_per_newton(), ARROW_MAX * height)
+        show = lengths > 1e-3 * height
         if show.any():
             seg = geo.arrow_segments(point[show], normal[show], lengths[show])
             c = np.repeat(colors[show], 2, axis=0)
@@ -464,7 +610,7 @@ class View3D(QWidget):
             for p, n, L in zip(point[show], normal[show], lengths[show]):
                 tip = p + n * L
                 t = np.array([-n[1], n[0]])
-                s = min(0.03 * self.extent, 0.5 * L)
+                s = min(0.025 * height, 0.4 * L)
                 heads += [tip, tip - s * n + 0.5 * s * t, tip - s * n - 0.5 * s * t]
             heads = np.array(heads)
             self._heads.set_data(vertices=np.column_stack([heads, np.full(len(heads), z)]),

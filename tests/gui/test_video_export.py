@@ -13,7 +13,7 @@ from .test_window import DEFAULT, ROOT, run_to
 pytestmark = pytest.mark.gui
 
 BALL = os.path.join(ROOT, "resources", "scenes", "bouncing_ball.json")
-SAME = 1e-3  # at most this fraction of a decoded frame's pixels may differ from its reference
+SAME = 2e-4  # at most this fraction of a decoded frame's pixels may differ from its reference
 
 
 def read_frames(path):
@@ -37,8 +37,11 @@ def read_frames(path):
 
 
 def mismatch(a, b):
-    """The fraction of pixels that differ clearly (more than encoding noise) between two images."""
-    return float((np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 48).mean())
+    """The fraction of pixels whose brightness differs clearly (more than encoding noise) between
+    two images. (Brightness: H.264 keeps it at full resolution but colour at half, which blurs the
+    colour of thin arrows.)"""
+    luma = np.array([0.299, 0.587, 0.114])
+    return float((np.abs((a[:, :, :3] - b[:, :, :3].astype(float)) @ luma) > 40).mean())
 
 
 @pytest.mark.parametrize("ext", ["mp4", "gif"])
@@ -76,7 +79,7 @@ def test_video_frames_have_one_size_and_show_the_view_at_their_time(window, tmp_
     assert max(errors) < SAME, errors
     # the view moves from each frame to the next, far more than a frame differs from its reference
     steps = [mismatch(a, b) for a, b in zip(refs, refs[1:])]
-    assert min(steps) > 5 * SAME, steps
+    assert min(steps) > max(10 * max(errors), SAME), (steps, errors)
     # the live display is back at the widget's size
     display.render_now(1.0)
     assert tuple(view.canvas.size) == view.view_size()
@@ -110,5 +113,19 @@ def test_render_command_writes_a_video_of_the_requested_length_and_size(tmp_path
     assert len(frames) == expected
     assert sum(shown) == pytest.approx(1000 * 1.5 + 1000 / 12, abs=10 * expected)
     assert {f.shape for f in frames} == {(240, 320, 3)}
-    assert mismatch(frames[0], frames[4]) > 1e-3  # the ball falls
+    # the ball's top edge on screen follows q.ball.y of an independent run at the frames' times
+    # (the step nearest each time): one scale, upward, within a pixel (front orthographic view)
+    from nsgui.engine import load_scene, simulate
+    run = simulate(load_scene(BALL), duration=1.5)
+    steps = np.rint(np.arange(len(frames)) / 12 / 0.005).astype(int)
+    top_q = run["q.ball.y"][steps] + 0.1
+    colour = frames[0][int(np.argmax((frames[0][:, :, 0] > 150).any(axis=1))) + 3, 160]
+    top_px = []
+    for f in frames:
+        rows = np.nonzero((np.abs(f.astype(int) - colour).max(axis=2) < 24).any(axis=1))[0]
+        top_px.append(rows.min())
+    slope, offset = np.polyfit(top_q, top_px, 1)
+    assert slope < -100  # pixels per metre, y up
+    assert np.abs(np.polyval([slope, offset], top_q) - top_px).max() < 1.5
+    assert np.ptp(top_px) > 50  # it moved
     assert sorted(os.listdir(tmp_path)) == [out.name]  # no temporary file left

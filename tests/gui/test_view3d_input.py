@@ -1,5 +1,5 @@
-"""The 3D view is drawn offscreen and shown in a plain widget: mouse drags orbit the camera, the
-wheel zooms, Reset camera puts it back, and without any OpenGL window the view still renders (EGL)
+"""The 3D view is drawn offscreen and shown in a plain widget: mouse drags pan the front view and
+orbit the orbit view, the wheel zooms, Reset camera puts it back, and without any OpenGL window the view still renders (EGL)
 or says why it cannot."""
 
 import os
@@ -48,7 +48,9 @@ def _drag(widget, start, end, button):
     _send(widget, QEvent.MouseButtonRelease, end, button, Qt.NoButton)
 
 
-def test_drag_orbits_wheel_zooms_and_reset_restores(window, qtbot):
+def test_drag_pans_the_front_view_orbits_the_orbit_view_wheel_zooms_and_reset_restores(window, qtbot):
+    """Front view (default): a left drag pans, the point under the mouse follows it. Orbit view:
+    a left drag rotates. The wheel zooms; Reset camera restores the view exactly."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
@@ -58,14 +60,25 @@ def test_drag_orbits_wheel_zooms_and_reset_restores(window, qtbot):
     display, cam = view.display, view.view.camera
     qtbot.waitUntil(lambda: display.image is not None, timeout=5000)
     img0 = display.render_now().copy()
-    az0, el0, scale0 = cam.azimuth, cam.elevation, cam.scale_factor
+    az0, el0, scale0, c0 = cam.azimuth, cam.elevation, cam.scale_factor, tuple(cam.center)
     w, h = display.width(), display.height()
+    r = display.devicePixelRatioF()
     _drag(display, (w / 2, h / 2), (w / 2 + 120, h / 2 + 40), Qt.LeftButton)
-    assert cam.azimuth != pytest.approx(az0) and cam.elevation != pytest.approx(el0)
-    # the frame shown follows the camera (rendered by the widget's own timer)
+    assert (cam.azimuth, cam.elevation) == (az0, el0)
+    # the scene moves with the mouse: the centre goes the other way, along the drag, at most as far
+    # (vispy drops moves closer than 10 ms apart, so the last ones may not count)
+    per_px = cam.scale_factor / min(view.canvas.size)  # orthographic: world units per canvas pixel
+    dx, dy = np.subtract(cam.center, c0)[:2] / (r * per_px)
+    assert 0 < -dx <= 120 + 1e-6 and dy == pytest.approx(-dx / 3)
     qtbot.waitUntil(lambda: display.image is not None and not display._timer.isActive(), timeout=3000)
-    img1 = display.render_now()
-    assert np.abs(img1.astype(int) - img0.astype(int)).sum() > 10000
+    assert np.abs(display.render_now().astype(int) - img0.astype(int)).sum() > 10000
+    view.reset_camera()
+    view.act_orbit.trigger()
+    az1, el1 = cam.azimuth, cam.elevation
+    _drag(display, (w / 2, h / 2), (w / 2 + 120, h / 2 + 40), Qt.LeftButton)
+    assert cam.azimuth != pytest.approx(az1) and cam.elevation != pytest.approx(el1)
+    view.act_orbit.trigger()
+    assert (cam.azimuth, cam.elevation, cam.fov) == (az0, el0, 0.0)
     # the wheel zooms in
     ev = QWheelEvent(QPointF(w / 2, h / 2), QPointF(display.mapToGlobal(QPoint(w // 2, h // 2))),
                      QPoint(0, 0), QPoint(0, 240), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
@@ -73,6 +86,7 @@ def test_drag_orbits_wheel_zooms_and_reset_restores(window, qtbot):
     assert cam.scale_factor < scale0
     view.reset_camera()
     assert (cam.azimuth, cam.elevation, cam.scale_factor) == pytest.approx((az0, el0, scale0))
+    assert tuple(cam.center) == pytest.approx(c0)
     np.testing.assert_array_equal(display.render_now(), img0)
 
 
@@ -94,10 +108,10 @@ def test_camera_fits_the_scene_and_refits_on_resize_until_moved(window, qtbot):
         assert min(seen_x / sx, seen_y / sy) == pytest.approx(1.25)  # tight in one direction
     from PySide6.QtCore import Qt
     _drag(display, (100, 100), (160, 120), Qt.LeftButton)
-    moved = (cam.azimuth, cam.scale_factor)
+    moved = (tuple(cam.center), cam.scale_factor)
     display.resize(700, 500)
     display.render_now()
-    assert (cam.azimuth, cam.scale_factor) == moved
+    assert (tuple(cam.center), cam.scale_factor) == moved
 
 
 def test_frames_are_drawn_at_the_widget_size(window, qtbot):
