@@ -42,8 +42,8 @@ def carried_coordinates(src, dst, strict=True):
     strict=False, bodies held differently are just left out)."""
     common = set(src.body_names) & set(dst.body_names)
     if not common and strict:
-        raise StateMapError("the edited scene has no body of the current run: nothing can continue "
-                            "from here; use Reset to start it from t = 0")
+        raise StateMapError("the edited scene has no body of the current run: nothing of the run "
+                            "can continue")
     old, new = _holders(src), _holders(dst)
     pairs = {}
     for body in sorted(common, key=dst.body_names.index):
@@ -53,7 +53,7 @@ def carried_coordinates(src, dst, strict=True):
         elif strict:
             raise StateMapError(f"body '{body}' hangs from {ot} joint '{oj}' (on {op}) in the run but from "
                                 f"{nt} joint '{nj}' (on {npar}) in the edited scene: its motion cannot be "
-                                "carried over; use Reset")
+                                "carried over")
     return pairs
 
 

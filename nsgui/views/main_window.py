@@ -383,7 +383,8 @@ class MainWindow(QMainWindow):
 
     def _update_edit_hint(self):
         if self.controller.model is not None and self._scene_edited_since_compile():
-            self.statusBar().showMessage("Scene edited: Reset or Resume from here to use the changes", 10000)
+            self.statusBar().showMessage("Scene edited: Play continues the run with the changes; Reset starts "
+                                         "it from t = 0", 10000)
 
     def _compile(self, action):
         problems = self.document.problems()
@@ -409,8 +410,10 @@ class MainWindow(QMainWindow):
     def reset_simulation(self):
         """Back to t = 0 with the document's current scene (recompiled). Returns True if started."""
         model = self._compile("start the simulation")
-        if model is None:
-            return False
+        return model is not None and self._start(model)
+
+    def _start(self, model):
+        """A fresh run of `model` from t = 0."""
         self.controller.load_model(model, running=False)
         self._adopt(model)
         self.view3d.set_model(model)
@@ -426,18 +429,49 @@ class MainWindow(QMainWindow):
         model = self._compile("resume")
         if model is None:
             return False
+        why = self._continue_with(model)
+        if why:  # refused before anything changed
+            self._refuse("Cannot resume from here", [why, "Reset starts the edited scene from t = 0"])
+            return False
+        return True
+
+    def _continue_with(self, model):
+        """Continue the run from the displayed time with `model` (a new branch). Returns the reason
+        it cannot (nothing has changed then), or None."""
         from nsgui.engine.branching import describe_carry_over
         c = self.controller
         source = c.model
         snap = c.recorder.snapshot_at_or_before(c.cursor_time) if c.recorder is not None else None
-        err = c.resume_from(model, c.cursor_time)
-        if err:  # refused before anything changed
-            self._refuse("Cannot resume from here", [err])
-            return False
+        why = c.resume_from(model, c.cursor_time)
+        if why:
+            return why
         self._adopt(model)  # the 3D view follows when the new branch's first rows arrive
         changes = describe_carry_over(source, model)
         self.post("info", f"resumed from t = {snap.t:.4f} s with the edited scene (new branch; the "
                           "previous run is drawn dashed until discarded)" + (f": {changes}" if changes else ""))
+        return None
+
+    def _run_what_is_shown(self, action):
+        """Before Play or a simulated Step: the run must be of the scene as the user sees it. An edit
+        made before the run has gone anywhere (File ▸ New then the editor; the cursor back at the
+        start) starts it afresh; an edit made in the middle of a run continues it from the displayed
+        time (as Resume from here), or, when the run cannot go on with it, starts the edited scene
+        from t = 0, saying why. Returns False if nothing can run."""
+        c = self.controller
+        if c.model is not None and not self._scene_edited_since_compile():
+            return True
+        model = self._compile(action)
+        if model is None:
+            return False
+        rec = c.recorder
+        if c.model is None or rec is None or len(rec) <= 1 or c.cursor == 0:
+            return self._start(model)
+        t = c.cursor_time
+        why = self._continue_with(model)
+        if why:
+            self.post("warning", f"the edited scene cannot continue the run at t = {t:.4f} s ({why}): "
+                                 "it starts from t = 0")
+            return self._start(model)
         return True
 
     def is_running(self):
@@ -454,20 +488,17 @@ class MainWindow(QMainWindow):
         if problems:
             self._refuse("Cannot play: the scene has problems", [str(p) for p in problems])
             return False
-        rec = self.controller.recorder
-        not_started = rec is None or len(rec) <= 1
-        # a scene built or edited before the run has started (File > New, then the editor) is what
-        # Play must run; once a run exists, edits wait for Reset or Resume from here
-        if self.controller.model is None or (not_started and self._scene_edited_since_compile()):
-            if not self.reset_simulation():
-                return False
+        if not self._run_what_is_shown("play"):
+            return False
         self.controller.play()
         return True
 
     def controller_step(self):
-        if self.controller.model is None and not self.reset_simulation():
+        c = self.controller
+        at_newest = c.recorder is None or c.cursor >= len(c.recorder) - 1
+        if (c.model is None or (at_newest and not c.running)) and not self._run_what_is_shown("step"):
             return
-        self.controller.step_forward()
+        c.step_forward()
 
     def set_speed(self, factor):
         self.controller.set_speed(factor)
