@@ -39,7 +39,7 @@ def play_until(window, qtbot, t):
     c = window.controller
     window.act_play.trigger()
     assert c.running
-    qtbot.waitUntil(lambda: c.recorder is not None and c.recorder.t_end > t, timeout=60_000)
+    qtbot.waitUntil(lambda: c.recorder is not None and c.recorder.t_end > t, timeout=280_000)  # the first run may compile (numba)
     window.act_play.trigger()
     assert not c.running
     c.flush()
