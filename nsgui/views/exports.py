@@ -9,37 +9,16 @@ next chunk and the temporary file is removed."""
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
-                               QFormLayout, QMessageBox, QProgressDialog, QSpinBox)
+                               QFormLayout, QLabel, QMessageBox, QProgressDialog, QSpinBox)
 
 from nsgui.engine.export import ExportCancelled
 from nsgui.views.video import even_size, video_format, video_frame_times, write_video
 
 Cancelled = ExportCancelled  # every cancelled export (data, video) raises this
-
-
-def _temp_next_to(path):
-    """A temporary file beside `path` with the same extension (writers pick the format from it)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    base, ext = os.path.splitext(os.path.basename(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{base}.", suffix=f".tmp{ext}")
-    os.close(fd)
-    return tmp
-
-
-def _finish(tmp, path):
-    os.replace(tmp, path)
-
-
-def _discard(tmp):
-    try:
-        os.remove(tmp)
-    except OSError:
-        pass
 
 
 def export_data(recorder, path, fmt, attrs=None, progress=None):
@@ -57,53 +36,73 @@ def export_data(recorder, path, fmt, attrs=None, progress=None):
     return path
 
 
-def export_plot(card, path):
-    """One plot as PNG or SVG (pyqtgraph's exporters)."""
-    import pyqtgraph.exporters as pgexp
+def export_plot(card, path, options=None):
+    """One plot as a figure (PNG or SVG by the extension): title, legend, axis labels with units
+    and tick labels, at `options` (plot_figure.FigureOptions: size in pixels, DPI, font size).
+    Written atomically, with the permissions of any new file (the umask)."""
+    from nsgui.engine.atomic import atomic_write
+    from nsgui.views.plot_figure import Figure, FigureOptions
     ext = os.path.splitext(path)[1].lower()
-    item = card.plot.getPlotItem()
-    if ext == ".svg":
-        exporter = _QtSvgExporter(card.plot)
-    elif ext in (".png", ".jpg", ".jpeg", ".bmp"):
-        exporter = pgexp.ImageExporter(item)
-        w = int(item.sceneBoundingRect().width())
-        exporter.parameters()["width"] = max(2 * w, 800)
-    else:
+    if ext not in (".png", ".svg"):
         raise ValueError(f"unsupported plot format {ext!r} (use .png or .svg)")
-    tmp = _temp_next_to(path)
+    options = options or FigureOptions()
+    options.check()
+    figure = Figure(card.figure_content(options.width), options)
     try:
-        exporter.export(tmp)
-        if not os.path.getsize(tmp):
-            raise OSError(f"the plot exporter wrote nothing to {path}")
-        _finish(tmp, path)
-    except BaseException:
-        _discard(tmp)
-        raise
+        if ext == ".svg":
+            atomic_write(path, lambda tmp: figure.write_svg(tmp, card.title))
+        else:
+            atomic_write(path, figure.write_png)
+    finally:
+        figure.close()
     return path
 
 
-class _QtSvgExporter:
-    """Vector SVG of a plot widget through Qt's SVG generator (pyqtgraph's SVG exporter fails on
-    the path data Qt 6.12 produces)."""
+class PlotImageDialog(QDialog):
+    """Size (pixels), resolution (DPI) and font size (points) of an exported plot; remembered."""
+    KEYS = (("width", 1800), ("height", 1200), ("dpi", 300), ("font_pt", 9))
 
-    def __init__(self, widget):
-        self.widget = widget
+    def __init__(self, parent, settings, titles, current=0):
+        from nsgui.views.plot_figure import MAX_SIDE
+        super().__init__(parent)
+        self.setWindowTitle("Export plot")
+        self.settings = settings
+        form = QFormLayout(self)
+        self.plot = QComboBox()
+        self.plot.addItems(titles)
+        self.plot.setCurrentIndex(current)
+        stored = {k: float(settings.value(f"plot_export/{k}", d)) for k, d in self.KEYS}
+        self.width = QSpinBox(minimum=100, maximum=MAX_SIDE, value=int(stored["width"]), suffix=" px")
+        self.height = QSpinBox(minimum=100, maximum=MAX_SIDE, value=int(stored["height"]), suffix=" px")
+        self.dpi = QSpinBox(minimum=10, maximum=2400, value=int(stored["dpi"]), suffix=" DPI")
+        self.font = QDoubleSpinBox(minimum=2.0, maximum=72.0, value=stored["font_pt"], decimals=1, suffix=" pt")
+        self.inches = QLabel()
+        for w in (self.width, self.height, self.dpi):
+            w.valueChanged.connect(self._update_inches)
+        form.addRow("plot", self.plot)
+        form.addRow("width", self.width)
+        form.addRow("height", self.height)
+        form.addRow("resolution", self.dpi)
+        form.addRow("", self.inches)
+        form.addRow("font size", self.font)
+        box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        box.accepted.connect(self.accept)
+        box.rejected.connect(self.reject)
+        form.addRow(box)
+        self._update_inches()
 
-    def export(self, path):
-        from PySide6.QtCore import QRect, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
-        size = self.widget.size()
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(size.width(), size.height()))
-        gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-        gen.setTitle(getattr(self.widget, "windowTitle", lambda: "")() or "nsgui plot")
-        painter = QPainter(gen)
-        try:
-            self.widget.render(painter)
-        finally:
-            painter.end()
+    def _update_inches(self):
+        d = self.dpi.value()
+        self.inches.setText(f"{self.width.value() / d:.2f} × {self.height.value() / d:.2f} in "
+                            f"({25.4 * self.width.value() / d:.0f} × {25.4 * self.height.value() / d:.0f} mm)")
+
+    def options(self):
+        from nsgui.views.plot_figure import FigureOptions
+        opts = FigureOptions(width=self.width.value(), height=self.height.value(), dpi=float(self.dpi.value()),
+                             font_pt=self.font.value())
+        for k, _d in self.KEYS:
+            self.settings.setValue(f"plot_export/{k}", getattr(opts, k))
+        return opts
 
 
 def export_video(view3d, controller, path, fps=30, speed=1.0, t0=None, t1=None, progress=None, size=None):

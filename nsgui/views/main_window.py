@@ -12,7 +12,7 @@ import time
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QInputDialog, QLabel, QTabBar,
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTabBar,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
 
 from nsgui.examples import default_scene, example_path, example_names, scenes_dir
@@ -617,17 +617,17 @@ class MainWindow(QMainWindow):
             self._refuse("Nothing to export", ["there is no plot open"])
             return
         titles = [c.title for c in cards]
-        current = titles.index(self.plots.current.title) if self.plots.current in cards else 0
-        title, ok = QInputDialog.getItem(self, "Export plot", "Plot:", titles, current, False)
-        if not ok:
+        current = cards.index(self.plots.current) if self.plots.current in cards else 0
+        dlg = exports.PlotImageDialog(self, self.settings, titles, current)
+        if not dlg.exec():
             return
-        card = cards[titles.index(title)]
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._export_name(fmt, title),
+        card, options = cards[dlg.plot.currentIndex()], dlg.options()
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self._export_name(fmt, card.title),
                                               f"{fmt.upper()} (*.{fmt})")
         if path:
             self.settings.setValue("last_export_dir", os.path.dirname(os.path.abspath(path)))
             try:
-                exports.export_plot(card, path)
+                exports.export_plot(card, path, options)
                 self.post("info", f"wrote {path}")
             except Exception as exc:
                 self._refuse("Export failed", [str(exc)])

@@ -401,7 +401,7 @@ class TimePlot(PlotCard):
         lo, hi = np.inf, -np.inf
         with np.errstate(invalid="ignore"):
             for name, curve in self.curves.items():
-                x, y = c.envelope(name).decimate(t, c.column(name), i0, i1, width)
+                x, y = self._xy(name, width)
                 curve.setData(x, y)
                 if len(y):
                     lo, hi = np.fmin(lo, np.fmin.reduce(y)), np.fmax(hi, np.fmax.reduce(y))
@@ -440,8 +440,6 @@ class TimePlot(PlotCard):
                 self.item.removeItem(item)
             self.previous_curves.clear()
             return
-        t = c.previous_columns.get(prev, "t")
-        i0, i1 = self.visible_rows(t)
         for name, curve in self.curves.items():
             if name not in self.previous_curves:
                 pen = pg.mkPen(curve.opts["pen"].color(), width=1, style=Qt.DashLine)
@@ -449,9 +447,44 @@ class TimePlot(PlotCard):
                 item.setOpacity(0.55)
                 self.item.addItem(item)
                 self.previous_curves[name] = item
-            env = c.previous_columns.envelope(prev, name)
-            x, y = env.decimate(t, c.previous_columns.get(prev, name), i0, i1, self._max_buckets())
-            self.previous_curves[name].setData(x, y)
+            self.previous_curves[name].setData(*self._previous_xy(name, self._max_buckets()))
+
+    def _xy(self, name, buckets):
+        """The samples of `name` in view, about two per bucket (min/max envelope of long runs)."""
+        c = self.controller
+        t = c.column("t")
+        i0, i1 = self.visible_rows(t)
+        return c.envelope(name).decimate(t, c.column(name), i0, i1, buckets)
+
+    def _previous_xy(self, name, buckets):
+        c = self.controller
+        prev = c.previous
+        t = c.previous_columns.get(prev, "t")
+        i0, i1 = self.visible_rows(t)
+        return c.previous_columns.envelope(prev, name).decimate(t, c.previous_columns.get(prev, name),
+                                                                 i0, i1, buckets)
+
+    def figure_content(self, buckets):
+        """What a figure of this card shows (plot_figure): its curves at `buckets` columns, the
+        previous branch dashed, impacts marked, in the range on screen."""
+        from nsgui.views.plot_figure import FigureContent, Series
+        c = self.controller
+        rec = c.recorder
+        series = []
+        if rec is not None and len(rec):
+            names = rec.names
+            for name, curve in self.curves.items():
+                series.append(Series(self.legend_name(name, names), *self._xy(name, buckets), curve.color))
+            if c.previous is not None:
+                for name, curve in self.curves.items():
+                    series.append(Series(self.legend_name(name, names) + " (previous run)",
+                                         *self._previous_xy(name, buckets), curve.color, dashed=True))
+            for name, sc in self.impacts.items():
+                x, y = sc.getData()
+                if len(x):
+                    series.append(Series("", x, y, self.curves[name].color, symbol="t1"))
+        (x0, x1), (y0, y1) = self.item.vb.viewRange()
+        return FigureContent(self.title, "t (s)", self.value_label(), series, (x0, x1), (y0, y1))
 
     def set_cursor(self, t):
         self.cursor_line.setValue(t)
@@ -501,8 +534,9 @@ class PhasePlot(PlotCard):
         if c.recorder is None or not coord:
             self.curve.setData([], [])
             return
-        self.set_axis_label("bottom", axis_label(f"q.{coord}", [self.unit(f"q.{coord}")]))
-        self.set_axis_label("left", axis_label(f"v.{coord}", [self.unit(f"v.{coord}")]))
+        x_label, y_label = self.axis_labels()
+        self.set_axis_label("bottom", x_label)
+        self.set_axis_label("left", y_label)
         q, v = c.column(f"q.{coord}"), c.column(f"v.{coord}")
         step = max(1, -(-len(q) // PHASE_POINTS))  # every step-th sample, and always the newest
         x = np.append(q[::step], q[-1:]) if step > 1 else q
@@ -521,6 +555,26 @@ class PhasePlot(PlotCard):
             return
         i = c.cursor
         self.marker.setData([c.column(f"q.{coord}")[i]], [c.column(f"v.{coord}")[i]])
+
+    def axis_labels(self):
+        coord = self.combo.currentText()
+        return (axis_label(f"q.{coord}", [self.unit(f"q.{coord}")]),
+                axis_label(f"v.{coord}", [self.unit(f"v.{coord}")]))
+
+    def figure_content(self, buckets):
+        """The portrait as drawn, and the state at the time cursor."""
+        from nsgui.views.plot_figure import FigureContent, Series
+        coord = self.combo.currentText()
+        series = []
+        if coord:
+            x, y = self.curve.getData()
+            if x is not None and len(x):
+                series.append(Series(coord, x, y, PALETTE[0]))
+                mx, my = self.marker.getData()
+                series.append(Series(f"t = {self.controller.cursor_time:.4g} s", mx, my, "#e8a317", symbol="o"))
+        (x0, x1), (y0, y1) = self.item.vb.viewRange()
+        title = f"{self.title}: {coord}" if coord else self.title
+        return FigureContent(title, *self.axis_labels(), series, (x0, x1), (y0, y1))
 
 
 class PlotPanel(QWidget):

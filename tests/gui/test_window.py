@@ -380,7 +380,8 @@ def test_export_menu_actions_through_dialogs(window, scene_file, tmp_path, qtbot
     run_to(window, 0.2)
     target = {"path": str(tmp_path / "data.csv")}
     monkeypatch.setattr(mw.QFileDialog, "getSaveFileName", lambda *a, **k: (target["path"], ""))
-    monkeypatch.setattr(mw.QInputDialog, "getItem", lambda *a, **k: ("Energy", True))
+    from nsgui.views import exports
+    monkeypatch.setattr(exports.PlotImageDialog, "exec", lambda self: True)  # its defaults
     window.export_data_dialog("csv")
     got = read_csv(target["path"])
     sig = window.controller.recorder.signals()
