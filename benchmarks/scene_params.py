@@ -9,7 +9,7 @@ import copy
 import math
 import os
 
-from nsgui.engine import body_mass_properties, coordinate_names, load_scene, scene_from_dict
+from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scene_from_dict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE_DIR = os.path.join(ROOT, "resources", "scenes")

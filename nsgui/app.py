@@ -51,7 +51,7 @@ def gui_main(args=None):
     if not display_available():
         sys.stderr.write(NO_DISPLAY)
         return 2
-    from nsgui.engine import SceneError
+    from nsgui.scene import SceneError
     from nsgui.examples import default_scene, resolve_scene
     try:
         scene_path = str(default_scene()) if args.scene is None else resolve_scene(args.scene)

@@ -117,10 +117,10 @@ def run_main(argv):
 
 
 def _run(args, stop):
-    from nsgui.engine import SceneError, load_scene
+    from nsgui.scene import SceneError, load_scene
     from nsgui.engine.export import WriteError
     from nsgui.engine.simulate import RunTooLarge, configured_scene, human_bytes, simulate
-    from nsgui.engine.scene import validate_scene
+    from nsgui.scene import validate_scene
     from nsgui.examples import resolve_scene
 
     if args.out and not args.out.lower().endswith((".csv", ".h5", ".hdf5")):
@@ -164,7 +164,7 @@ def _run(args, stop):
     s = result.summary
     if args.summary_json:
         try:
-            from nsgui.engine.atomic import atomic_write_text
+            from nsgui.atomic import atomic_write_text
             atomic_write_text(args.summary_json, json.dumps(s, indent=2))
         except OSError as e:
             return _fail(f"cannot write {args.summary_json}: {e.strerror or e}")

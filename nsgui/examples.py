@@ -61,7 +61,7 @@ def resolve_scene(arg: str) -> str:
     try:
         return str(example_path(arg))
     except KeyError:
-        from nsgui.engine.scene import Problem, SceneError
+        from nsgui.scene import Problem, SceneError
         raise SceneError([Problem(arg, "no such file, nor an example of that name "
                                        "(`nsgui examples` lists them)")]) from None
 

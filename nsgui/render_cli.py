@@ -86,8 +86,9 @@ def _fail(msg, code=2):
 
 def _load_model(path, duration):
     """The compiled scene, or a SceneError listing its problems."""
-    from nsgui.engine import SceneError, compile_scene, load_scene
-    from nsgui.engine.scene import validate_scene
+    from nsgui.scene import SceneError, load_scene
+    from nsgui.engine import compile_scene
+    from nsgui.scene import validate_scene
     from nsgui.engine.simulate import configured_scene
     scene = configured_scene(load_scene(path), duration=duration)
     problems = validate_scene(scene)
@@ -145,7 +146,7 @@ def render_main(argv):
     problem = _check(args)
     if problem:
         return _fail(problem)
-    from nsgui.engine import SceneError
+    from nsgui.scene import SceneError
     from nsgui.examples import resolve_scene
     try:
         args.scene = resolve_scene(args.scene)  # a file, or an example's name

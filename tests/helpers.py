@@ -8,7 +8,8 @@ import os
 
 import numpy as np
 
-from nsgui.engine import load_scene, scene_from_dict, scene_to_dict, simulate
+from nsgui.scene import load_scene, scene_from_dict, scene_to_dict
+from nsgui.engine import simulate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENES = os.path.join(ROOT, "resources", "scenes")

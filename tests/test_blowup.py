@@ -5,7 +5,8 @@ contact, with NaN rows kept)."""
 import numpy as np
 import pytest
 
-from nsgui.engine import SimulationError, Simulator, compile_scene, scene_from_dict, simulate, dumps_scene
+from nsgui.scene import scene_from_dict, dumps_scene
+from nsgui.engine import SimulationError, Simulator, compile_scene, simulate
 from nsgui.engine.stepper import RUNAWAY_BOUND
 
 KP, MASS, H = 10.0, 1e-6, 1e-3

@@ -6,7 +6,8 @@ import copy
 import numpy as np
 import pytest
 
-from nsgui.engine import Simulator, compile_scene, scene_from_dict
+from nsgui.scene import scene_from_dict
+from nsgui.engine import Simulator, compile_scene
 from nsgui.engine.branching import StateMapError, branch_history, describe_carry_over, map_state
 from nsgui.engine.recorder import Recorder
 

@@ -109,7 +109,7 @@ def workdir(tmp_path):
 def test_invalid_scene_names_the_field_and_writes_nothing(workdir):
     tmp_path = workdir
     d = example("bouncing_ball")
-    from nsgui.engine import dumps_scene
+    from nsgui.scene import dumps_scene
     text = dumps_scene(d).replace('"mass": 1.0', '"mass": -1.0', 1)
     bad = tmp_path / "bad.json"
     bad.write_text(text)
@@ -157,7 +157,7 @@ def test_an_example_runs_by_its_name_from_any_folder(workdir, reference):
 def test_a_file_wins_over_an_example_of_the_same_name(workdir):
     d = example_dict("bouncing_ball")
     d["settings"]["dt"] = 0.01
-    from nsgui.engine import dumps_scene, scene_from_dict
+    from nsgui.scene import dumps_scene, scene_from_dict
     (workdir / "bouncing_ball").write_text(dumps_scene(scene_from_dict(d)))
     p = nsgui_run("bouncing_ball", "--duration", "0.1", "--quiet", cwd=workdir)
     assert p.returncode == 0, p.stderr

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from helpers import ROOT, Run, example_dict, scene_path
-from nsgui.engine import scene_from_dict
+from nsgui.scene import scene_from_dict
 
 G = 9.81
 

@@ -9,7 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from nsgui.engine import compile_scene, scene_from_dict
+from nsgui.scene import scene_from_dict
+from nsgui.engine import compile_scene
 
 SHAPES = {
     "disk": {"type": "disk", "radius": 0.3},

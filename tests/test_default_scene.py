@@ -4,7 +4,8 @@ the box), and the editor's automatic contacts make that contact for these bodies
 import numpy as np
 import pytest
 
-from nsgui.engine import scene_from_dict, scene_to_dict, simulate
+from nsgui.scene import scene_from_dict, scene_to_dict
+from nsgui.engine import simulate
 from tests.helpers import example_dict
 
 BALL_R = 0.15
@@ -27,8 +28,8 @@ def test_editor_automatic_contacts_make_the_ball_box_contact():
     """The editor's routine (run when a body is added) finds the pair on the default scene's own
     bodies, and recognises the scene's contact as that pair (no duplicate)."""
     pytest.importorskip("PySide6")
-    from nsgui.views.editor import ops
-    from nsgui.views.editor.reach import pair_key, same_pair
+    from nsgui.scene import edits as ops
+    from nsgui.scene.reach import pair_key, same_pair
     d = example_dict("default")
     [shipped] = ball_box_contacts(d)
     stripped = dict(d, contacts=[c for c in d["contacts"] if c is not shipped])

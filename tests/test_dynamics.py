@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from nsgui.engine import compile_scene, scene_from_dict, simulate
+from nsgui.scene import scene_from_dict
+from nsgui.engine import compile_scene, simulate
 
 from helpers import SCENES, example, example_dict
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nsgui.engine import SimulationError, Simulator, compile_scene, load_scene, scene_from_dict, simulate
+from nsgui.scene import load_scene, scene_from_dict
+from nsgui.engine import SimulationError, Simulator, compile_scene, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENES = ROOT / "resources" / "scenes"

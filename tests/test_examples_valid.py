@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nsgui.engine.scene import body_mass_properties, coordinate_names, load_scene, scene_to_dict, validate_scene
+from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scene_to_dict, validate_scene
 
 SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
 EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "bouncing_ball", "default",

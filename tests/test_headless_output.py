@@ -13,7 +13,7 @@ import pytest
 
 from nsgui.engine import simulate
 from nsgui.engine import export
-from nsgui.engine.atomic import remove_stale_temporaries
+from nsgui.atomic import remove_stale_temporaries
 from nsgui.engine.export import WriteError, read_csv, read_hdf5
 from nsgui.engine.simulate import RunTooLarge
 

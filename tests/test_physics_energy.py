@@ -10,7 +10,7 @@ So the test bound per step is m_total g² h² (O(h²)); nonlinear models add an 
 import numpy as np
 import pytest
 
-from nsgui.engine import body_mass_properties
+from nsgui.scene import body_mass_properties
 
 from helpers import Run, example, example_dict, scene_from_dict, with_restitution
 

@@ -11,13 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nsgui.engine import scene as scene_mod
-from nsgui.engine.mass_properties import shape_area_properties
-from nsgui.engine.scene import (
-    Actuator, Body, Contact, Controller, ForceElement, Initial, Joint, JointLimits, Obstacle, PointRef, Problem,
-    Scene, SceneError, Settings, Shape, ShapeRef, body_mass_properties, coordinate_names, dumps_scene,
-    load_scene, loads_scene, save_scene, scene_from_dict, scene_to_dict, sorted_joints, validate_scene,
-)
+from nsgui.scene import model as scene_mod
+from nsgui.scene.mass_properties import shape_area_properties
+from nsgui.scene import (Actuator, Body, Contact, Controller, ForceElement, Initial, Joint, JointLimits,
+    Obstacle, PointRef, Problem, Scene, SceneError, Settings, Shape, ShapeRef, body_mass_properties,
+    coordinate_names, dumps_scene, load_scene, loads_scene, save_scene, scene_from_dict, scene_to_dict,
+    sorted_joints, validate_scene)
 
 SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
 EXAMPLES = sorted(SCENES.glob("*.json"))

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from nsgui.engine import SceneError, load_scene
+from nsgui.scene import SceneError, load_scene
 from nsgui.engine.compile import compile_scene
-from nsgui.engine.scene import loads_scene, scene_from_dict
-from nsgui.engine.scene_validation import MAX_ITERATIONS, MIN_TOLERANCE
+from nsgui.scene import loads_scene, scene_from_dict
+from nsgui.scene.validation import MAX_ITERATIONS, MIN_TOLERANCE
 
 from helpers import scene_path
 

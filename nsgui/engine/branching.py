@@ -24,7 +24,7 @@ import numpy as np
 
 from . import stepper as st
 from .recorder import Recorder
-from .scene import joint_coordinates
+from nsgui.scene import joint_coordinates
 
 
 class StateMapError(ValueError):

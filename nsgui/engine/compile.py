@@ -9,7 +9,7 @@ import numpy as np
 
 from . import contact_geometry as cg
 from . import dynamics as dyn
-from .scene import Scene, SceneError, Problem, body_mass_properties, sorted_joints, validate_scene
+from nsgui.scene import Scene, SceneError, Problem, body_mass_properties, sorted_joints, validate_scene
 from .stepper import CONTACT_SIGNALS
 
 JTYPES = {"fixed": dyn.FIXED, "revolute": dyn.REVOLUTE, "prismatic": dyn.PRISMATIC, "free": dyn.FREE}

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from .atomic import AtomicFile, atomic_write
+from nsgui.atomic import AtomicFile, atomic_write
 
 CHUNK_ROWS = 4096  # rows written between two progress calls (a CSV chunk of 50 columns: ~0.1 s)
 HDF5_CHUNK_BYTES = 32 << 20  # rows buffered by the HDF5 writer (one chunk of every dataset)

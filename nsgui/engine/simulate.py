@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compile import Model, compile_scene
-from .scene import Scene
+from nsgui.scene import Scene
 from .simulator import SimulationError, Simulator
 
 CALL_SECONDS = 0.05  # each kernel call lasts about this long at most, so a stop request is seen soon

@@ -14,7 +14,8 @@ WARMUP_SCENES = (("two_link_arm", True), ("sliding_box", False), ("default", Tru
 
 
 def warm_up(verbose=False):
-    from . import compile_scene, load_scene, simulate
+    from nsgui.scene import load_scene
+    from . import compile_scene, simulate
     t0 = time.perf_counter()
     for name, projection in WARMUP_SCENES:
         scene = load_scene(example_path(name))  # KeyError: the install lacks its examples

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 
-from nsgui.engine.atomic import atomic_write_text
+from nsgui.atomic import atomic_write_text
 
 AUTOSAVE_INTERVAL_MS = 5000
 
@@ -131,7 +131,7 @@ class Autosave(QObject):
             return False
         if not self._dirty and self.scene_path.exists():
             return False
-        from nsgui.engine.scene import save_scene
+        from nsgui.scene import save_scene
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             save_scene(self.document.scene, self.scene_path)
@@ -160,7 +160,7 @@ class Autosave(QObject):
 def recover_into(document, recovery: Recovery) -> None:
     """Open a recovery file in `document` as an unsaved edit of its original file; the recovery
     files are then removed (this session autosaves anew)."""
-    from nsgui.engine.scene import load_scene
+    from nsgui.scene import load_scene
     scene = load_scene(recovery.scene_path)
     document.set_scene(scene, recovery.original_path)
     document.undo_stack.resetClean()  # it differs from what is on disk: keep it marked modified

@@ -16,7 +16,7 @@ from PySide6.QtGui import QUndoStack
 
 def empty_scene():
     """A new, empty, valid scene (default gravity and settings)."""
-    from nsgui.engine.scene import scene_from_dict
+    from nsgui.scene import scene_from_dict
     return scene_from_dict({"format": "nsgui-scene", "version": 1})
 
 
@@ -96,13 +96,13 @@ class SceneDocument(QObject):
 
     def load(self, path: str) -> None:
         """Open a scene file; raises SceneError (every problem listed) or OSError."""
-        from nsgui.engine.scene import load_scene
+        from nsgui.scene import load_scene
         scene = load_scene(path)
         self.set_scene(scene, os.path.abspath(path))
 
     def save(self, path: str | None = None) -> str:
         """Write the scene atomically to `path` (or the current path); marks the document clean."""
-        from nsgui.engine.scene import save_scene
+        from nsgui.scene import save_scene
         target = path or self._path
         if not target:
             raise ValueError("this scene has no file name yet: use Save As")
@@ -123,11 +123,11 @@ class SceneDocument(QObject):
         overlapping at the start, contacts that can never touch). Editor problems carry a
         `severity` ("error" or "warning"); validation problems are all errors."""
         if self._problems_cache is None:
-            from nsgui.engine.scene import validate_scene
+            from nsgui.scene import validate_scene
             problems = list(validate_scene(self._scene))
             if not problems:  # geometric checks assume a structurally valid scene
                 try:
-                    from nsgui.views.editor.checks import editor_problems
+                    from nsgui.scene.checks import editor_problems
                     problems.extend(editor_problems(self._scene))
                 except Exception as exc:  # a check must never break editing
                     problems.append(_warning("", f"editor checks failed: {exc}"))
@@ -146,5 +146,5 @@ class SceneDocument(QObject):
 
 
 def _warning(path, message):
-    from nsgui.views.editor.checks import EditorProblem
+    from nsgui.scene.checks import EditorProblem
     return EditorProblem(path, message, "warning")

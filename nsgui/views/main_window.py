@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         self._update_edit_hint()
 
     def _scene_edited_since_compile(self):
-        from nsgui.engine import scene_to_dict
+        from nsgui.scene import scene_to_dict
         try:
             return scene_to_dict(self.document.scene) != self._model_scene_dict
         except Exception:
@@ -402,7 +402,7 @@ class MainWindow(QMainWindow):
 
     def _adopt(self, model):
         """The run now uses `model`: later edits are compared with its scene."""
-        from nsgui.engine import scene_to_dict
+        from nsgui.scene import scene_to_dict
         self._model_scene_dict = scene_to_dict(model.scene)
         if self.statusBar().currentMessage().startswith("Scene edited"):
             self.statusBar().clearMessage()  # the edits are in use now
@@ -663,7 +663,7 @@ class MainWindow(QMainWindow):
         return os.path.join(self.settings.value("last_export_dir", os.getcwd()), f"{base}.{ext}")
 
     def _export_attrs(self):
-        from nsgui.engine import dumps_scene
+        from nsgui.scene import dumps_scene
         return {"scene": dumps_scene(self.document.scene), "source": "nsgui"}
 
     def choose_trail_points(self):

@@ -28,7 +28,8 @@ RECEIVE_BUDGET = 0.006  # seconds of unpickling per GUI tick; the rest waits for
 
 
 def _child_factory(scene_dict):
-    from nsgui.engine import Simulator, compile_scene, scene_from_dict
+    from nsgui.scene import scene_from_dict
+    from nsgui.engine import Simulator, compile_scene
     return Simulator(compile_scene(scene_from_dict(scene_dict)))
 
 
@@ -124,7 +125,7 @@ class ProcessRunner:
             self._alive = False
 
     def load(self, model, state=None, running=None):
-        from nsgui.engine import scene_to_dict
+        from nsgui.scene import scene_to_dict
         self._generation += 1
         if running is not None:
             self._running = running

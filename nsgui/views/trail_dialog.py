@@ -20,7 +20,7 @@ MATCH = 1e-9  # two points of a body closer than this are the same point
 
 def _shape_points(shape, index):
     """(label, local point) of a shape's centre and vertices, in the body frame."""
-    from nsgui.engine.mass_properties import shape_area_properties
+    from nsgui.scene.mass_properties import shape_area_properties
     from nsgui.views.geometry3d import _rot, shape_outline
     name = shape.name or f"{shape.type}{index}"
     try:
@@ -41,7 +41,7 @@ def _shape_points(shape, index):
 def candidate_points(scene, body_names) -> dict[str, list[tuple[str, TrailPoint]]]:
     """body name -> [(group, TrailPoint)] with group "body" (origin, centre of mass, joint anchors)
     or "shapes" (shape centres and vertices)."""
-    from nsgui.engine.scene import body_mass_properties
+    from nsgui.scene import body_mass_properties
     bodies = {b.name: b for b in scene.bodies}
     out = {}
     for name in body_names:

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from nsgui.engine.atomic import atomic_write
+from nsgui.atomic import atomic_write
 
 FORMATS = (".mp4", ".gif")
 GIF_FILTER = ("split[a][b];[a]palettegen=stats_mode=single:reserve_transparent=0[p];"

@@ -342,7 +342,7 @@ class View3D(QWidget):
     def _supported_weight(model):
         """m g (N) of the bodies that rest on contacts when still: those not hinged (revolute
         joint) to anything; of all bodies when every one is hinged."""
-        from nsgui.engine.scene import body_mass_properties
+        from nsgui.scene import body_mass_properties
         hinged = {j.child for j in model.scene.joints if j.type == "revolute"}
         masses = {}
         for b in model.scene.bodies:

@@ -11,9 +11,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from nsgui.engine.scene import (  # noqa: E402
-    Body, Contact, Initial, Joint, Obstacle, Scene, Settings, Shape, ShapeRef, save_scene, validate_scene,
-)
+from nsgui.scene import (Body, Contact, Initial, Joint, Obstacle, Scene, Settings, Shape, ShapeRef,
+    save_scene, validate_scene)
 
 RADIUS, MASS, INERTIA = 0.1, 1.0, 0.004
 BOTTOM, PITCH = 0.3, 0.201          # bead i starts at BOTTOM + PITCH * i (1 mm gaps)

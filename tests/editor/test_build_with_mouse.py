@@ -4,7 +4,7 @@ impact in the data; undo back to empty and redo; save and reload equal."""
 import numpy as np
 import pytest
 
-from nsgui.engine.scene import load_scene, scene_to_dict
+from nsgui.scene import load_scene, scene_to_dict
 from nsgui.views.document import empty_scene
 
 
@@ -81,7 +81,7 @@ def test_drag_is_one_undo_step_and_keeps_joint_closed(window, mouse):
     # drag the ball down: the pendulum turns about its pin (the joint stays closed)
     mouse.drag((-0.5, 1.0), (0.0, 0.5), steps=8)
     assert doc.undo_stack.count() == n + 1
-    from nsgui.views.editor.geometry import body_poses
+    from nsgui.scene.geometry import body_poses
     poses = body_poses(doc.scene)
     ball = np.array(poses["ball"][:2])
     assert np.isclose(np.linalg.norm(ball - [0.0, 1.0]), 0.5, atol=1e-9)

@@ -4,7 +4,7 @@ block sliding down a slope, run both and save them."""
 import numpy as np
 import pytest
 
-from nsgui.engine.scene import load_scene, scene_to_dict
+from nsgui.scene import load_scene, scene_to_dict
 
 
 def test_double_pendulum_against_a_wall(window, mouse, tmp_path):

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from nsgui.engine.scene import Obstacle, Scene, Shape, validate_scene
-from nsgui.views.editor import ops
-from nsgui.views.editor.checks import editor_problems
-from nsgui.views.editor.commands import EditRefused
-from nsgui.views.editor.geometry import body_poses, obstacle_gap, shape_gap
-from nsgui.views.editor.reach import can_touch, candidate_pairs
-from nsgui.views.editor.templates import TEMPLATES, make_template
+from nsgui.scene import Obstacle, Scene, Shape, validate_scene
+from nsgui.scene import edits as ops
+from nsgui.scene.checks import editor_problems
+from nsgui.scene.edits import EditRefused
+from nsgui.scene.geometry import body_poses, obstacle_gap, shape_gap
+from nsgui.scene.reach import can_touch, candidate_pairs
+from nsgui.scene.templates import TEMPLATES, make_template
 
 
 @pytest.mark.parametrize("name", list(TEMPLATES))

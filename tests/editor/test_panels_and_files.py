@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from nsgui.engine.scene import scene_to_dict, validate_scene
+from nsgui.scene import scene_to_dict, validate_scene
 from nsgui.views.autosave import find_recoveries
 from nsgui.views.editor.fields import e_moreau, e_newton
-from nsgui.views.editor.templates import TEMPLATES, make_template
+from nsgui.scene.templates import TEMPLATES, make_template
 
 
 def test_problems_panel_shows_selects_and_clears(window, mouse):
@@ -130,7 +130,7 @@ def test_autosave_removed_after_save(window, mouse, tmp_path, state_dir):
 def test_templates_valid_and_run(name):
     scene = make_template(name)
     assert validate_scene(scene) == []
-    from nsgui.views.editor.checks import editor_problems
+    from nsgui.scene.checks import editor_problems
     assert [p for p in editor_problems(scene) if p.severity == "error"] == []
     simulate = pytest.importorskip("nsgui.engine.simulate").simulate
     r = simulate(scene, duration=0.5)

@@ -3,7 +3,7 @@ every problem message names an item, and undoing everything gives the empty scen
 
 import random
 
-from nsgui.engine.scene import scene_to_dict, validate_scene
+from nsgui.scene import scene_to_dict, validate_scene
 from nsgui.views.document import empty_scene
 
 STEPS = 100

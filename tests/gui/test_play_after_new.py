@@ -91,7 +91,7 @@ def test_play_after_the_empty_scene_was_played_runs_what_was_built(window, qtbot
 
 
 def test_play_after_an_edit_mid_run_continues_with_it(window, qtbot):
-    from nsgui.views.editor import ops
+    from nsgui.scene import edits as ops
     from nsgui.views.editor.commands import edit
     assert window.open_scene(DEFAULT)
     c = window.controller
@@ -117,7 +117,7 @@ def test_play_after_an_edit_mid_run_continues_with_it(window, qtbot):
 
 
 def test_play_after_an_edit_the_run_cannot_continue_starts_it_over(window, qtbot):
-    from nsgui.views.editor import ops
+    from nsgui.scene import edits as ops
     from nsgui.views.editor.commands import edit
     assert window.open_scene(DEFAULT)
     c = window.controller

@@ -53,7 +53,7 @@ def assert_past_kept(rec, snap, old, old_names):
 
 
 def test_resume_after_adding_a_contact_uses_it_from_the_displayed_time(window, tmp_path):
-    from nsgui.views.editor import ops
+    from nsgui.scene import edits as ops
     open_drop(window, tmp_path)
     c = window.controller
     run_to(window, 0.3)  # the ball falls from 1 m; it reaches the block's top at 0.378 s
@@ -75,7 +75,7 @@ def test_resume_after_adding_a_contact_uses_it_from_the_displayed_time(window, t
 
 
 def test_resume_after_removing_a_contact_goes_on_without_it(window, tmp_path):
-    from nsgui.views.editor import ops
+    from nsgui.scene import edits as ops
     open_drop(window, tmp_path, [BALL_BLOCK])
     c = window.controller
     run_to(window, 0.3)
@@ -88,7 +88,7 @@ def test_resume_after_removing_a_contact_goes_on_without_it(window, tmp_path):
 
 
 def test_impossible_edit_is_refused_before_anything_changes(window, tmp_path):
-    from nsgui.views.editor import ops
+    from nsgui.scene import edits as ops
     open_drop(window, tmp_path)
     c = window.controller
     run_to(window, 0.3)

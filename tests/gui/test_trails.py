@@ -217,7 +217,8 @@ def test_dialog_ok_adds_a_custom_point_cancel_changes_nothing(window, pendulum_f
 
 
 def test_choice_kept_on_reset_and_resume_dropped_for_another_scene(window, pendulum_file, tmp_path):
-    from nsgui.engine import compile_scene, scene_from_dict
+    from nsgui.scene import scene_from_dict
+    from nsgui.engine import compile_scene
     assert window.open_scene(pendulum_file)
     view = window.view3d
     run_to(window, 0.4)

@@ -115,7 +115,8 @@ def test_render_command_writes_a_video_of_the_requested_length_and_size(tmp_path
     assert {f.shape for f in frames} == {(240, 320, 3)}
     # the ball's top edge on screen follows q.ball.y of an independent run at the frames' times
     # (the step nearest each time): one scale, upward, within a pixel (front orthographic view)
-    from nsgui.engine import load_scene, simulate
+    from nsgui.scene import load_scene
+    from nsgui.engine import simulate
     run = simulate(load_scene(BALL), duration=1.5)
     steps = np.rint(np.arange(len(frames)) / 12 / 0.005).astype(int)
     top_q = run["q.ball.y"][steps] + 0.1

@@ -96,7 +96,7 @@ def test_bouncing_ball_draws_its_ground(window):
 def test_every_obstacle_of_every_example_is_drawn(window, path):
     """Just on the solid side of each ground, wall and segment, the view shows it (not the
     background), wherever that point is on screen."""
-    from nsgui.engine import load_scene
+    from nsgui.scene import load_scene
     assert window.open_scene(path)
     view = window.view3d
     img = render(view)

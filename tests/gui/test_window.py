@@ -39,7 +39,8 @@ def run_to(window, t, qtbot=None):
 
 
 def reference_run(scene_path, nsteps, state=None, scene=None):
-    from nsgui.engine import Simulator, compile_scene, load_scene
+    from nsgui.scene import load_scene
+    from nsgui.engine import Simulator, compile_scene
     sim = Simulator(compile_scene(scene or load_scene(scene_path)))
     if state is not None:
         sim.set_state(state)
@@ -439,7 +440,7 @@ def test_long_history_plots_stay_fluid(qtbot):
 def test_play_runs_the_scene_built_after_new(window, qtbot):
     """File > New compiles an empty scene at t = 0; a scene built afterwards by edits (undo commands,
     as the editor makes) is what Play runs, without a Reset."""
-    from nsgui.engine import scene_from_dict
+    from nsgui.scene import scene_from_dict
     window.document.set_scene(scene_from_dict({"format": "nsgui-scene", "version": 1}))
     window.reset_simulation()
     assert window.controller.model.nbodies == 0

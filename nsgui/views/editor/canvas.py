@@ -14,9 +14,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from . import ops
+from nsgui.scene import edits as ops
 from .commands import EditRefused, edit, new_drag_id
-from .geometry import WORLD, body_poses, joint_of, rot, shape_core, to_body, to_world, vec
+from nsgui.scene.geometry import WORLD, body_poses, joint_of, rot, shape_core, to_body, to_world, vec
 from .items import (
     ActuatorGraphic, BodyGraphic, ForceGraphic, JointGraphic, ObstacleGraphic, SELECT_COLOR,
 )

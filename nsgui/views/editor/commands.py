@@ -19,12 +19,10 @@ import itertools
 
 from PySide6.QtGui import QUndoCommand
 
+from nsgui.scene.edits import EditRefused  # noqa: F401  (the editor widgets catch it from here)
+
 _MERGE_ID = 4242
 _drag_counter = itertools.count(1)
-
-
-class EditRefused(Exception):
-    """Raised by an edit function to refuse an edit; the message is shown to the user."""
 
 
 def new_drag_id() -> int:

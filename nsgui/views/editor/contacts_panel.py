@@ -8,10 +8,10 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QDoubleSpinBox, QHeaderView, QTableWidget, QTableWidgetItem,
 )
 
-from . import ops
+from nsgui.scene import edits as ops
 from .commands import edit
 from .fields import e_moreau, e_newton
-from .reach import candidate_pairs, pair_key
+from nsgui.scene.reach import candidate_pairs, pair_key
 
 COLUMNS = ["on", "pair", "e_N", "Moreau e", "μ"]
 

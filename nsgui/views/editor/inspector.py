@@ -14,13 +14,13 @@ from PySide6.QtWidgets import (
     QFormLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget,
 )
 
-from nsgui.engine.scene import Controller, JointLimits, body_mass_properties
+from nsgui.scene import Controller, JointLimits, body_mass_properties
 
-from . import ops
+from nsgui.scene import edits as ops
 from .commands import EditRefused, edit
 from .contacts_panel import ContactTable
 from .fields import BoolField, ChoiceField, ColorField, NumberField, TextField, e_moreau, e_newton
-from .geometry import WORLD, joint_coords, joint_of
+from nsgui.scene.geometry import WORLD, joint_coords, joint_of
 
 M = "m"
 DEG = "°"
@@ -444,7 +444,7 @@ class Inspector(QWidget):
 
     def _spring_length(self, scene, name):
         from .items import _spring_ends
-        from .geometry import body_poses
+        from nsgui.scene.geometry import body_poses
         import numpy as np
         a, b = _spring_ends(_find(scene.forces, name), body_poses(scene))
         return float(np.linalg.norm(b - a))

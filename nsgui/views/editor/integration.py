@@ -17,11 +17,11 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 
 from nsgui.views.autosave import Autosave, find_recoveries, recover_into, state_dir
 
-from . import ops
+from nsgui.scene import edits as ops
 from .commands import EditRefused, edit
 from .problems_panel import ProblemsPanel
 from .template_dialog import TemplateDialog
-from .templates import TEMPLATES, make_template
+from nsgui.scene.templates import TEMPLATES, make_template
 from .widget import EditorWidget
 
 SCENE_FILTER = "nsgui scenes (*.json);;All files (*)"
@@ -252,7 +252,7 @@ class EditorController(QObject):
         path = path or self.ask_open_path()
         if not path:
             return False
-        from nsgui.engine.scene import SceneError
+        from nsgui.scene import SceneError
         try:
             self.document.load(path)
         except SceneError as e:

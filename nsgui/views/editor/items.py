@@ -14,7 +14,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
 
-from .geometry import WORLD, point_in_shape, rot, shape_core, shape_outline, to_world, vec
+from nsgui.scene.geometry import WORLD, point_in_shape, rot, shape_core, shape_outline, to_world, vec
 
 SELECT_COLOR = QColor("#ff9f1a")
 HIT_PX = 7.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QSpinBox
 
-from .templates import TEMPLATES
+from nsgui.scene.templates import TEMPLATES
 
 
 class TemplateDialog(QDialog):

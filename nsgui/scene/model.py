@@ -11,14 +11,12 @@ import os
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 
-from .atomic import atomic_write_text
+from nsgui.atomic import atomic_write_text
 from .json_positions import duplicate_key_position
 from .mass_properties import body_mass_properties
-from .scene_validation import (
-    CONTROLLER_COMMON, CONTROLLER_KEYS, FORCE_COMMON, FORCE_KEYS, FORMAT_TAG, OBSTACLE_COMMON, OBSTACLE_KEYS,
-    SHAPE_COMMON, SHAPE_KEYS, VERSION, Problem, SceneError, check_scene_dict, joint_coordinates,
-    topological_order,
-)
+from .validation import (CONTROLLER_COMMON, CONTROLLER_KEYS, FORCE_COMMON, FORCE_KEYS, FORMAT_TAG,
+    OBSTACLE_COMMON, OBSTACLE_KEYS, SHAPE_COMMON, SHAPE_KEYS, VERSION, Problem, SceneError, check_scene_dict,
+    joint_coordinates, topological_order)
 
 __all__ = [
     "Scene", "Body", "Shape", "Joint", "JointLimits", "Obstacle", "ShapeRef", "Contact", "ForceElement",

@@ -13,12 +13,8 @@ import re
 
 import numpy as np
 
-from nsgui.engine.scene import (
-    Actuator, Body, Contact, Controller, ForceElement, Joint, JointLimits, Obstacle, PointRef, Shape,
-    ShapeRef,
-)
-
-from .commands import EditRefused
+from .model import (Actuator, Body, Contact, Controller, ForceElement, Joint, JointLimits, Obstacle,
+    PointRef, Shape, ShapeRef)
 from .geometry import WORLD, body_poses, joint_coords, joint_of, rot, to_body, vec
 from .reach import can_touch, candidate_pairs, pair_key, same_pair
 
@@ -27,6 +23,10 @@ DEFAULT_FRICTION = 0.3
 DEFAULT_DENSITY = 100.0  # kg/m^2: a 0.1 m disk weighs ~3 kg
 
 PALETTE_COLORS = ["#4c8bd6", "#d6784c", "#5fae5b", "#b45fc2", "#c9a93b", "#4cb8c4", "#d65c7a"]
+
+
+class EditRefused(Exception):
+    """Raised by an edit function to refuse an edit; the message is shown to the user."""
 
 
 def unique_name(existing, base: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from nsgui.engine.scene import Body, Contact, Joint, Obstacle, Scene, Shape, ShapeRef
+from .model import Body, Contact, Joint, Obstacle, Scene, Shape, ShapeRef
 
 COLORS = ["#4c8bd6", "#d6784c", "#5fae5b", "#b45fc2", "#c9a93b", "#4cb8c4", "#d65c7a"]
 
