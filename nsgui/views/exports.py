@@ -40,7 +40,7 @@ def export_plot(card, path, options=None):
     """One plot as a figure (PNG or SVG by the extension): title, legend, axis labels with units
     and tick labels, at `options` (plot_figure.FigureOptions: size in pixels, DPI, font size).
     Written atomically, with the permissions of any new file (the umask)."""
-    from nsgui.engine.atomic import atomic_write
+    from nsgui.atomic import atomic_write
     from nsgui.views.plot_figure import Figure, FigureOptions
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".png", ".svg"):
