@@ -11,6 +11,7 @@ USAGE_EPILOG = """examples:
   nsgui run bouncing_ball --out ball.csv
   nsgui run double_pendulum_wall --no-projection --solver lemke --summary-json s.json
   nsgui run my_scene.json --duration 10 --out run.h5
+  nsgui run bouncing_ball --set contacts[ball_ground].restitution=0.5 --set settings.dt=1e-4
 (`nsgui examples` lists the example names)
 """
 
@@ -27,6 +28,10 @@ def _parser():
                             help="plain Moreau–Jean (no position projection)")
     projection.add_argument("--projection", action="store_true", help="force the position projection on")
     p.add_argument("--solver", choices=["auto", "lemke", "nsgs"], help="one-step problem solver")
+    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="overrides",
+                   help="set one value of the scene, e.g. --set contacts[0].restitution=0.5 or "
+                        "--set settings.solver=lemke (VALUE is JSON, else text; repeatable; paths in "
+                        "docs/user-guide.md)")
     p.add_argument("--out", help="write every signal to FILE.csv or FILE.h5, row by row as the run goes")
     p.add_argument("--every", type=int, default=1, metavar="N",
                    help="record one step in N (rows 0, N, 2N…); the summary still covers every step")
@@ -116,6 +121,19 @@ def run_main(argv):
     return code
 
 
+def parse_overrides(texts):
+    """{path: value} from the --set options; ValueError naming the bad one."""
+    from nsgui.scene.paths import parse_assignment
+    out = {}
+    for text in texts:
+        try:
+            path, value = parse_assignment(text)
+        except ValueError as e:
+            raise ValueError(f"--set {text}: {e}") from None
+        out[path] = value
+    return out
+
+
 def _run(args, stop):
     from nsgui.scene import SceneError, load_scene
     from nsgui.engine.export import WriteError
@@ -131,8 +149,14 @@ def _run(args, stop):
     if args.every < 1:
         return _fail(f"--every {args.every}: must be a whole number ≥ 1")
     try:
+        overrides = parse_overrides(args.overrides)
+    except ValueError as e:
+        return _fail(str(e))
+    try:
         args.scene = resolve_scene(args.scene)  # a file, or an example's name
         scene = load_scene(args.scene)
+        if overrides:
+            scene = scene.with_values(overrides)
         projection = False if args.no_projection else (True if args.projection else None)
         scene = configured_scene(scene, args.dt, args.duration, args.theta, projection, args.solver)
         problems = validate_scene(scene)

@@ -44,6 +44,8 @@ def _parser():
     p.add_argument("--size", default="1280x720", metavar="WxH", help="frame size in pixels (default 1280x720)")
     p.add_argument("--orbit", action="store_true",
                    help="the orbit view (perspective, from the side) instead of the front view")
+    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="overrides",
+                   help="set one value of the scene, as for nsgui run (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -84,13 +86,16 @@ def _fail(msg, code=2):
     return code
 
 
-def _load_model(path, duration):
-    """The compiled scene, or a SceneError listing its problems."""
+def _load_model(path, duration, overrides=None):
+    """The compiled scene with the --set values, or a SceneError listing its problems."""
     from nsgui.scene import SceneError, load_scene
     from nsgui.engine import compile_scene
     from nsgui.scene import validate_scene
     from nsgui.engine.simulate import configured_scene
-    scene = configured_scene(load_scene(path), duration=duration)
+    scene = load_scene(path)
+    if overrides:
+        scene = scene.with_values(overrides)
+    scene = configured_scene(scene, duration=duration)
     problems = validate_scene(scene)
     if problems:
         raise SceneError(problems)
@@ -146,6 +151,11 @@ def render_main(argv):
     problem = _check(args)
     if problem:
         return _fail(problem)
+    from nsgui.cli import parse_overrides
+    try:
+        overrides = parse_overrides(args.overrides)
+    except ValueError as exc:
+        return _fail(str(exc))
     from nsgui.scene import SceneError
     from nsgui.examples import resolve_scene
     try:
@@ -153,7 +163,7 @@ def render_main(argv):
     except SceneError:
         return _fail(f"no such scene file: {args.scene}, nor an example of that name (see nsgui examples)")
     try:
-        model = _load_model(args.scene, args.duration)
+        model = _load_model(args.scene, args.duration, overrides)
     except SceneError as exc:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in exc.problems))
 

@@ -180,6 +180,11 @@ class Scene:
     initial: Initial = field(default_factory=Initial)
     settings: Settings = field(default_factory=Settings)
 
+    def with_values(self, values: dict) -> "Scene":
+        """A new validated scene with `{path: value}` set (nsgui/scene/paths.py); this one is untouched."""
+        from .paths import with_values
+        return with_values(self, values)
+
 
 # ---------------------------------------------------------------- dict → dataclasses
 
