@@ -73,11 +73,11 @@ def test_signal_while_loading_stops_at_once_and_writes_nothing(tmp_path):
     folder.mkdir()
     code = f"""
 import os, signal, sys, time
-import nsgui.engine
+import nsgui.scene
 def load_scene(path):
     os.kill(os.getpid(), signal.SIGINT)
     time.sleep(30)  # interrupted by the handler long before
-nsgui.engine.load_scene = load_scene
+nsgui.scene.load_scene = load_scene
 from nsgui.cli import run_main
 sys.exit(run_main([{BALL!r}, "--out", {str(folder / 'x.h5')!r}]))
 """
