@@ -9,11 +9,12 @@ from .model import (Actuator, Body, Contact, Controller, ForceElement, Initial, 
                     scene_from_dict, scene_to_dict, sorted_joints, validate_scene)
 from .model import FORMAT_TAG, VERSION
 from .paths import PathError, get_value, resolve_path, set_value, with_values
+from .builder import SceneBuilder
 
 __all__ = [
     "Actuator", "Body", "Contact", "Controller", "ForceElement", "Initial", "Joint", "JointLimits", "Obstacle",
     "PointRef", "Problem", "Scene", "SceneError", "Settings", "Shape", "ShapeRef", "body_mass_properties",
     "coordinate_names", "dumps_scene", "joint_coordinates", "load_scene", "loads_scene", "save_scene",
     "scene_from_dict", "scene_to_dict", "sorted_joints", "validate_scene", "FORMAT_TAG", "VERSION",
-    "PathError", "get_value", "resolve_path", "set_value", "with_values",
+    "PathError", "get_value", "resolve_path", "set_value", "with_values", "SceneBuilder",
 ]
