@@ -25,7 +25,7 @@ from typing import Mapping
 
 from .model import FORMAT_TAG, VERSION, JointLimits, Scene, Settings, scene_from_dict
 
-__all__ = ["SceneBuilder", "BodyHandle", "ShapeHandle", "ObstacleHandle", "JointHandle", "CoordinateHandle",
+__all__ = ["SceneBuilder", "DEFAULT", "BodyHandle", "ShapeHandle", "ObstacleHandle", "JointHandle", "CoordinateHandle",
            "ContactHandle", "ForceHandle", "ActuatorHandle", "Anchor"]
 
 

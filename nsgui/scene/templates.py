@@ -8,75 +8,62 @@ from __future__ import annotations
 
 import math
 
-from .model import Body, Contact, Joint, Obstacle, Scene, Shape, ShapeRef
+from .builder import DEFAULT, SceneBuilder
+from .model import Scene
+from .reach import can_touch
 
 COLORS = ["#4c8bd6", "#d6784c", "#5fae5b", "#b45fc2", "#c9a93b", "#4cb8c4", "#d65c7a"]
 
 
-def _contact(name, body, shape, obstacle=None, other=None, e=0.0, mu=0.0):
-    b = ShapeRef(obstacle=obstacle) if obstacle else ShapeRef(body=other[0], shape=other[1])
-    return Contact(name=name, a=ShapeRef(body=body, shape=shape), b=b, restitution=e, friction=mu)
-
-
 def chain(n=5, link_length=0.3, link_radius=0.02, density=50.0, pivot_height=1.5):
     """N bars pinned end to end, the first to the world, released horizontal."""
-    s = Scene(name=f"Chain of {n} links")
+    b = SceneBuilder(f"Chain of {n} links")
+    bars, parent = [], b.world
     for i in range(n):
-        name = f"link{i + 1}"
-        s.bodies.append(Body(name=name, density=density, color=COLORS[i % len(COLORS)],
-                             shapes=[Shape(type="capsule", name="bar", length=link_length, radius=link_radius)]))
-        parent = "world" if i == 0 else f"link{i}"
-        ap = [0.0, pivot_height] if i == 0 else [link_length / 2, 0.0]
-        s.joints.append(Joint(name=f"pin{i + 1}", type="revolute", parent=parent, child=name,
-                              anchor_parent=ap, anchor_child=[-link_length / 2, 0.0]))
+        link = b.body(f"link{i + 1}", density=density, color=COLORS[i % len(COLORS)])
+        bars.append(link.capsule(link_length, link_radius, name="bar"))
+        b.revolute(f"pin{i + 1}", parent=parent, child=link, anchor_child=(-link_length / 2, 0.0),
+                   anchor_parent=(0.0, pivot_height) if i == 0 else (link_length / 2, 0.0))
+        parent = link
     # the ground is within reach of the chain's free end, so the chain lands on it
-    s.obstacles.append(Obstacle(name="ground", type="ground", point=[0.0, pivot_height - 0.75 * n * link_length]))
-    from .reach import can_touch
-    for b in s.bodies:
-        key = ((b.name, "bar"), ("obstacle", "ground"))
-        if can_touch(s, key):
-            s.contacts.append(_contact(f"{b.name}_ground", b.name, "bar", obstacle="ground", e=0.2, mu=0.5))
-    return s
+    ground = b.ground(point=(0.0, pivot_height - 0.75 * n * link_length))
+    links = b.build()
+    for bar in bars:
+        if can_touch(links, ((bar.body.name, bar.name), ("obstacle", ground.name))):
+            b.contact(bar, ground, restitution=0.2, friction=0.5, name=f"{bar.body.name}_ground")
+    return b.build()
 
 
 def newtons_cradle(n=5, radius=0.05, length=0.6, restitution=1.0, lift_deg=30.0, density=1000.0):
     """N balls on strings (pins to the world), touching; the first ball lifted."""
-    s = Scene(name=f"Newton's cradle, {n} balls")
+    b = SceneBuilder(f"Newton's cradle, {n} balls")
     top = length + 0.2
+    previous = None
     for i in range(n):
-        name = f"ball{i + 1}"
-        x = 2 * radius * i
-        s.bodies.append(Body(name=name, density=density, color=COLORS[i % len(COLORS)],
-                             shapes=[Shape(type="disk", name="disk", radius=radius)]))
-        s.joints.append(Joint(name=f"string{i + 1}", type="revolute", parent="world", child=name,
-                              anchor_parent=[x, top], anchor_child=[0.0, length]))
-        if i > 0:
-            s.contacts.append(_contact(f"ball{i}_ball{i + 1}", f"ball{i}", "disk",
-                                       other=(name, "disk"), e=restitution))
-    s.initial.q["string1"] = -math.radians(lift_deg)
-    s.settings.duration = 3.0
-    return s
+        ball = b.body(f"ball{i + 1}", density=density, color=COLORS[i % len(COLORS)])
+        disk = ball.disk(radius, name="disk")
+        b.revolute(f"string{i + 1}", child=ball, anchor_parent=(2 * radius * i, top), anchor_child=(0.0, length),
+                   q0=-math.radians(lift_deg) if i == 0 else DEFAULT)
+        if previous is not None:
+            b.contact(previous, disk, restitution=restitution, name=f"ball{i}_ball{i + 1}")
+        previous = disk
+    b.settings(duration=3.0)
+    return b.build()
 
 
 def bead_column(n=4, radius=0.05, gap=0.05, restitution=0.8, density=500.0):
     """N beads threaded on a vertical rod (sliders), dropped onto the ground with gaps between."""
-    s = Scene(name=f"Column of {n} beads")
-    s.obstacles.append(Obstacle(name="ground", type="ground"))
+    b = SceneBuilder(f"Column of {n} beads")
+    below = b.ground()
     for i in range(n):
-        name = f"bead{i + 1}"
-        y = radius + i * (2 * radius + gap) + gap
-        s.bodies.append(Body(name=name, density=density, color=COLORS[i % len(COLORS)],
-                             shapes=[Shape(type="disk", name="disk", radius=radius)]))
-        s.joints.append(Joint(name=f"rod{i + 1}", type="prismatic", parent="world", child=name,
-                              anchor_parent=[0.0, 0.0], axis=[0.0, 1.0]))
-        s.initial.q[f"rod{i + 1}"] = y
-        if i == 0:
-            s.contacts.append(_contact("bead1_ground", name, "disk", obstacle="ground", e=restitution))
-        else:
-            s.contacts.append(_contact(f"bead{i}_bead{i + 1}", name, "disk", other=(f"bead{i}", "disk"),
-                                       e=restitution))
-    s.settings.duration = 3.0
-    return s
+        bead = b.body(f"bead{i + 1}", density=density, color=COLORS[i % len(COLORS)])
+        disk = bead.disk(radius, name="disk")
+        b.prismatic(f"rod{i + 1}", child=bead, anchor_parent=(0.0, 0.0), axis=(0.0, 1.0),
+                    q0=radius + i * (2 * radius + gap) + gap)
+        b.contact(disk, below, restitution=restitution, name=f"bead{i + 1}_ground" if i == 0 else f"bead{i}_bead{i + 1}")
+        below = disk
+    b.settings(duration=3.0)
+    return b.build()
 
 
 def block_on_slope(angle_deg=30.0, friction=0.3, width=0.2, height=0.1, distance=1.0, density=500.0):
@@ -84,41 +71,36 @@ def block_on_slope(angle_deg=30.0, friction=0.3, width=0.2, height=0.1, distance
     a = math.radians(angle_deg)
     t = (math.cos(a), math.sin(a))
     n = (-math.sin(a), math.cos(a))
-    s = Scene(name=f"Block on a {angle_deg:g}° slope")
-    s.obstacles.append(Obstacle(name="slope", type="ground", point=[0.0, 0.0], normal=list(n)))
-    s.obstacles.append(Obstacle(name="stop", type="wall", point=[0.0, 0.0], normal=list(t)))
-    s.bodies.append(Body(name="block", density=density,
-                         shapes=[Shape(type="box", name="box", width=width, height=height)]))
-    s.joints.append(Joint(name="block", type="free", parent="world", child="block"))
-    cx = distance * t[0] + height / 2 * n[0]
-    cy = distance * t[1] + height / 2 * n[1]
-    s.initial.q.update({"block.x": cx, "block.y": cy, "block.theta": a})
-    s.contacts.append(_contact("block_slope", "block", "box", obstacle="slope", mu=friction))
-    s.contacts.append(_contact("block_stop", "block", "box", obstacle="stop", e=0.3, mu=friction))
-    return s
+    b = SceneBuilder(f"Block on a {angle_deg:g}° slope")
+    slope = b.ground(point=(0.0, 0.0), normal=n, name="slope")
+    stop = b.wall(point=(0.0, 0.0), normal=t, name="stop")
+    block = b.body("block", density=density)
+    box = block.box(width, height, name="box")
+    b.free("block", child=block, q0=(distance * t[0] + height / 2 * n[0], distance * t[1] + height / 2 * n[1], a))
+    b.contact(box, slope, friction=friction)
+    b.contact(box, stop, restitution=0.3, friction=friction)
+    return b.build()
 
 
 def double_pendulum_wall(length1=0.5, length2=0.5, wall_distance=0.7, restitution=0.7, bob_radius=0.05,
                          density=200.0):
     """Two pinned bars released horizontal to the left; the second bar's bob hits a wall on the right."""
-    s = Scene(name="Double pendulum against a wall")
-    pivot = [0.0, 1.2]
-    s.bodies.append(Body(name="upper", density=density, color=COLORS[0],
-                         shapes=[Shape(type="capsule", name="bar", length=length1, radius=0.02)]))
-    s.bodies.append(Body(name="lower", density=density, color=COLORS[1],
-                         shapes=[Shape(type="capsule", name="bar", length=length2, radius=0.02),
-                                 Shape(type="disk", name="bob", radius=bob_radius, offset=[length2 / 2, 0.0])]))
-    s.joints.append(Joint(name="shoulder", type="revolute", parent="world", child="upper",
-                          anchor_parent=pivot, anchor_child=[-length1 / 2, 0.0]))
-    s.joints.append(Joint(name="elbow", type="revolute", parent="upper", child="lower",
-                          anchor_parent=[length1 / 2, 0.0], anchor_child=[-length2 / 2, 0.0]))
-    s.obstacles.append(Obstacle(name="wall", type="wall", point=[wall_distance, 0.0], normal=[-1.0, 0.0]))
-    s.initial.q["shoulder"] = math.pi  # horizontal, pointing left
-    s.contacts.append(_contact("bob_wall", "lower", "bob", obstacle="wall", e=restitution))
+    b = SceneBuilder("Double pendulum against a wall")
+    upper = b.body("upper", density=density, color=COLORS[0])
+    upper_bar = upper.capsule(length1, 0.02, name="bar")
+    lower = b.body("lower", density=density, color=COLORS[1])
+    lower_bar = lower.capsule(length2, 0.02, name="bar")
+    bob = lower.disk(bob_radius, offset=(length2 / 2, 0.0), name="bob")
+    b.revolute("shoulder", child=upper, anchor_parent=(0.0, 1.2), anchor_child=(-length1 / 2, 0.0),
+               q0=math.pi)  # horizontal, pointing left
+    b.revolute("elbow", parent=upper, child=lower, anchor_parent=(length1 / 2, 0.0),
+               anchor_child=(-length2 / 2, 0.0))
+    wall = b.wall(point=(wall_distance, 0.0), normal=(-1.0, 0.0))
+    b.contact(bob, wall, restitution=restitution, name="bob_wall")
     if length1 + 0.02 >= wall_distance:
-        s.contacts.append(_contact("upper_wall", "upper", "bar", obstacle="wall", e=restitution))
-    s.contacts.append(_contact("lower_wall", "lower", "bar", obstacle="wall", e=restitution))
-    return s
+        b.contact(upper_bar, wall, restitution=restitution, name="upper_wall")
+    b.contact(lower_bar, wall, restitution=restitution, name="lower_wall")
+    return b.build()
 
 
 # name → (function, [(param, label, unit, default, min, max, integer)])
@@ -126,7 +108,7 @@ TEMPLATES = {
     "Chain of N links": (chain, [
         ("n", "Links N", "", 5, 1, 50, True),
         ("link_length", "Link length", "m", 0.3, 0.01, 10, False),
-        ("link_radius", "Link radius", "m", 0.02, 0.0, 1, False)]),
+        ("link_radius", "Link radius", "m", 0.02, 0.005, 1, False)]),  # > 0: the mass comes from the area
     "Newton's cradle": (newtons_cradle, [
         ("n", "Balls N", "", 5, 2, 30, True),
         ("radius", "Ball radius", "m", 0.05, 0.005, 1, False),
