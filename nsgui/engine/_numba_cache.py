@@ -1,8 +1,9 @@
 """Keep numba's on-disk cache consistent with the engine's sources.
 
 numba checks a cached function against its own file only: after an edit to a solver, the stepping
-loop that inlined it would still load the old machine code. So the cache is dropped whenever any
-engine source changes (a hash of them all is kept beside it).
+loop that inlined it would still load the old machine code, and the constants of codes.py are
+compiled in as literals. So the cache is dropped whenever a kernel source or codes.py changes (a hash
+of them all is kept beside it).
 
 An install whose package folder cannot be written (a system-wide site-packages) caches in the
 user's cache folder instead, in a subfolder named by that hash, so that an upgrade never loads the
@@ -19,7 +20,8 @@ ENGINE = Path(__file__).resolve().parent
 
 
 def sources_digest():
-    sources = [p for p in sorted(ENGINE.rglob("*.py")) if "numba" in p.read_text(encoding="utf-8")]
+    sources = [p for p in sorted(ENGINE.rglob("*.py"))
+               if p.name == "codes.py" or "numba" in p.read_text(encoding="utf-8")]
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.name.encode())

@@ -10,14 +10,9 @@ surfaces (negative = penetration); the tangent is t = (n_y, -n_x) (ground normal
 import numpy as np
 from numba import njit
 
+from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
+                    CI_VCOUNT, CI_VSTART, CIRCLE, HALFPLANE, LIMIT, SEGMENT)
 from .dynamics import point_world
-
-HALFPLANE, SEGMENT, CIRCLE, POLYGON, LIMIT = 0, 1, 2, 3, 4
-
-# candidate int columns
-CI_ABODY, CI_BTYPE, CI_BBODY, CI_VSTART, CI_VCOUNT, CI_OWNER = range(6)
-# candidate float columns
-CF_ALX, CF_ALY, CF_RA, CF_E, CF_MU, CF_B0, CF_B1, CF_B2, CF_B3, CF_RB = range(10)
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
 """Planar multibody dynamics of a kinematic tree: kinematics, M(q), bias, gravity, force elements.
 
-Numba kernels over the compiled model's arrays (see compile.py for the layout). Jacobians are dense
+Numba kernels over the compiled model's arrays (ModelArrays, columns named in codes.py) writing a
+Kinematics (arrays.py). Jacobians are dense
 (nb, 2, nq) / (nb, nq) arrays but only the columns on each body's path to the root are ever written
 (`path`), so the cost is O(sum of path lengths) rather than O(nb * nq).
 
@@ -13,20 +14,21 @@ Velocity-product ("bias") accelerations are the accelerations with qdd = 0 (plan
 import numpy as np
 from numba import njit
 
-FIXED, REVOLUTE, PRISMATIC, FREE = 0, 1, 2, 3
-
-# body float columns
-BF_APX, BF_APY, BF_ACX, BF_ACY, BF_AXX, BF_AXY, BF_ANGLE, BF_MASS, BF_INERTIA, BF_COMX, BF_COMY = range(11)
+from .codes import (BF_ACX, BF_ACY, BF_ANGLE, BF_APX, BF_APY, BF_AXX, BF_AXY, BF_COMX, BF_COMY, BF_INERTIA,
+                    BF_MASS, BI_COORD, BI_JTYPE, BI_PARENT, FF_FX, FF_FY, FF_PX, FF_PY, FREE, FS_GX, FS_GY, JF_C,
+                    JF_K, JF_REST, PRISMATIC, REVOLUTE, SF_AX, SF_AY, SF_BX, SF_BY, SF_C, SF_K, SF_L0)
 
 
 @njit(cache=True)
-def body_kinematics(q, v, bi, bf, order, path, plen, pos, ang, vel, omg, acc, Jp, Ja):
-    """Frame poses, velocities, bias accelerations and Jacobians of every body."""
+def body_kinematics(m, q, v, kin):
+    """Frame poses, velocities, bias accelerations and Jacobians of every body at (q, v), into kin."""
+    bi, bf, order, path, plen = m.bi, m.bf, m.order, m.path, m.plen
+    pos, ang, vel, omg, acc, Jp, Ja = kin.pos, kin.ang, kin.vel, kin.omg, kin.acc, kin.Jp, kin.Ja
     for k in range(order.shape[0]):
         b = order[k]
-        par = bi[b, 0]
-        jt = bi[b, 1]
-        qi = bi[b, 2]
+        par = bi[b, BI_PARENT]
+        jt = bi[b, BI_JTYPE]
+        qi = bi[b, BI_COORD]
         if par >= 0:
             ppx, ppy, thp = pos[par, 0], pos[par, 1], ang[par]
             vpx, vpy, wp = vel[par, 0], vel[par, 1], omg[par]
@@ -99,8 +101,10 @@ def body_kinematics(q, v, bi, bf, order, path, plen, pos, ang, vel, omg, acc, Jp
 
 
 @njit(cache=True)
-def com_terms(bf, pos, ang, omg, acc, gx, gy, path, plen, Jp, Ja, M, bias, grav, want_mass):
+def com_terms(m, kin, M, bias, grav, want_mass):
     """M(q) (if want_mass), bias c(q, v) and gravity generalized force; returns the gravity potential."""
+    bf, path, plen, gx, gy = m.bf, m.path, m.plen, m.fs[FS_GX], m.fs[FS_GY]
+    pos, ang, omg, acc, Jp, Ja = kin.pos, kin.ang, kin.omg, kin.acc, kin.Jp, kin.Ja
     nb = pos.shape[0]
     if want_mass:
         M[:, :] = 0.0
@@ -108,7 +112,7 @@ def com_terms(bf, pos, ang, omg, acc, gx, gy, path, plen, Jp, Ja, M, bias, grav,
     grav[:] = 0.0
     U = 0.0
     for b in range(nb):
-        m = bf[b, BF_MASS]
+        mass = bf[b, BF_MASS]
         inertia = bf[b, BF_INERTIA]
         c, s = np.cos(ang[b]), np.sin(ang[b])
         rx = c * bf[b, BF_COMX] - s * bf[b, BF_COMY]
@@ -116,28 +120,29 @@ def com_terms(bf, pos, ang, omg, acc, gx, gy, path, plen, Jp, Ja, M, bias, grav,
         w = omg[b]
         ax = acc[b, 0] - w * w * rx
         ay = acc[b, 1] - w * w * ry
-        U -= m * (gx * (pos[b, 0] + rx) + gy * (pos[b, 1] + ry))
+        U -= mass * (gx * (pos[b, 0] + rx) + gy * (pos[b, 1] + ry))
         n = plen[b]
         for k1 in range(n):
             j1 = path[b, k1]
             cx1 = Jp[b, 0, j1] - ry * Ja[b, j1]
             cy1 = Jp[b, 1, j1] + rx * Ja[b, j1]
-            bias[j1] += m * (cx1 * ax + cy1 * ay)
-            grav[j1] += m * (cx1 * gx + cy1 * gy)
+            bias[j1] += mass * (cx1 * ax + cy1 * ay)
+            grav[j1] += mass * (cx1 * gx + cy1 * gy)
             if want_mass:
                 for k2 in range(n):
                     j2 = path[b, k2]
                     cx2 = Jp[b, 0, j2] - ry * Ja[b, j2]
                     cy2 = Jp[b, 1, j2] + rx * Ja[b, j2]
-                    M[j1, j2] += m * (cx1 * cx2 + cy1 * cy2) + inertia * Ja[b, j1] * Ja[b, j2]
+                    M[j1, j2] += mass * (cx1 * cx2 + cy1 * cy2) + inertia * Ja[b, j1] * Ja[b, j2]
     return U
 
 
 @njit(cache=True)
-def point_jacobian_add(b, wx, wy, path, plen, pos, Jp, Ja, dirx, diry, scale, row):
+def point_jacobian_add(b, wx, wy, m, kin, dirx, diry, scale, row):
     """row += scale * dir^T J_w for the world point w rigidly attached to body b (b < 0: world, no-op)."""
     if b < 0:
         return
+    path, plen, pos, Jp, Ja = m.path, m.plen, kin.pos, kin.Jp, kin.Ja
     rx, ry = wx - pos[b, 0], wy - pos[b, 1]
     for k in range(plen[b]):
         j = path[b, k]
@@ -163,17 +168,18 @@ def point_velocity(b, wx, wy, pos, vel, omg):
 
 
 @njit(cache=True)
-def element_forces(q, v, si, sf, ji, jf, fi, ff, path, plen, pos, ang, vel, omg, Jp, Ja, Q, tmp):
-    """Adds spring/damper/constant forces to Q. Returns (potential energy, damper power (<= 0))."""
+def element_forces(m, q, v, kin, Q):
+    """Adds spring/damper/constant forces at (q, v) to Q. Returns their potential energy."""
+    si, sf, ji, jf, fi, ff = m.si, m.sf, m.ji, m.jf, m.fi, m.ff
+    pos, ang, vel, omg = kin.pos, kin.ang, kin.vel, kin.omg
     U = 0.0
-    Pd = 0.0
     for e in range(si.shape[0]):
         a, b = si[e, 0], si[e, 1]
-        ax, ay = point_world(a, sf[e, 0], sf[e, 1], pos, ang)
-        bx, by = point_world(b, sf[e, 2], sf[e, 3], pos, ang)
+        ax, ay = point_world(a, sf[e, SF_AX], sf[e, SF_AY], pos, ang)
+        bx, by = point_world(b, sf[e, SF_BX], sf[e, SF_BY], pos, ang)
         dx, dy = bx - ax, by - ay
         L = np.sqrt(dx * dx + dy * dy)
-        k, c, L0 = sf[e, 4], sf[e, 5], sf[e, 6]
+        k, c, L0 = sf[e, SF_K], sf[e, SF_C], sf[e, SF_L0]
         if L > 1e-12:
             nx, ny = dx / L, dy / L
         else:
@@ -184,47 +190,46 @@ def element_forces(q, v, si, sf, ji, jf, fi, ff, path, plen, pos, ang, vel, omg,
         fs = k * (L - L0)
         fd = c * Ldot
         U += 0.5 * k * (L - L0) ** 2
-        Pd -= fd * Ldot
         f = fs + fd  # tension: pulls a towards b
-        point_jacobian_add(a, ax, ay, path, plen, pos, Jp, Ja, nx, ny, f, Q)
-        point_jacobian_add(b, bx, by, path, plen, pos, Jp, Ja, nx, ny, -f, Q)
+        point_jacobian_add(a, ax, ay, m, kin, nx, ny, f, Q)
+        point_jacobian_add(b, bx, by, m, kin, nx, ny, -f, Q)
     for e in range(ji.shape[0]):
         j = ji[e]
-        k, c, rest = jf[e, 0], jf[e, 1], jf[e, 2]
+        k, c, rest = jf[e, JF_K], jf[e, JF_C], jf[e, JF_REST]
         U += 0.5 * k * (q[j] - rest) ** 2
-        Pd -= c * v[j] * v[j]
         Q[j] += -k * (q[j] - rest) - c * v[j]
     for e in range(fi.shape[0]):
         b = fi[e]
-        px, py = point_world(b, ff[e, 0], ff[e, 1], pos, ang)
-        U -= ff[e, 2] * px + ff[e, 3] * py
-        point_jacobian_add(b, px, py, path, plen, pos, Jp, Ja, ff[e, 2], ff[e, 3], 1.0, Q)
-    return U, Pd
+        px, py = point_world(b, ff[e, FF_PX], ff[e, FF_PY], pos, ang)
+        U -= ff[e, FF_FX] * px + ff[e, FF_FY] * py
+        point_jacobian_add(b, px, py, m, kin, ff[e, FF_FX], ff[e, FF_FY], 1.0, Q)
+    return U
 
 
 @njit(cache=True)
-def damper_power(v, si, sf, ji, jf, path, plen, pos, ang, Jp, Ja, row):
+def damper_power(m, v, kin, row):
     """Power of the dampers (<= 0) at velocity v with the geometry of the current kinematics.
 
     With v = v_θ of a step and the start-of-step geometry this books h·|power| as the step's loss,
-    exact for linear dampers under θ = ½ (the scheme's own discrete energy identity)."""
+    exact for linear dampers under θ = ½ (the scheme's own discrete energy identity). row: scratch."""
+    si, sf, ji, jf, pos, ang = m.si, m.sf, m.ji, m.jf, kin.pos, kin.ang
     P = 0.0
     for e in range(si.shape[0]):
-        c = sf[e, 5]
+        c = sf[e, SF_C]
         if c == 0.0:
             continue
         a, b = si[e, 0], si[e, 1]
-        ax, ay = point_world(a, sf[e, 0], sf[e, 1], pos, ang)
-        bx, by = point_world(b, sf[e, 2], sf[e, 3], pos, ang)
+        ax, ay = point_world(a, sf[e, SF_AX], sf[e, SF_AY], pos, ang)
+        bx, by = point_world(b, sf[e, SF_BX], sf[e, SF_BY], pos, ang)
         dx, dy = bx - ax, by - ay
         L = np.sqrt(dx * dx + dy * dy)
         if L <= 1e-12:
             continue
         row[:] = 0.0
-        point_jacobian_add(b, bx, by, path, plen, pos, Jp, Ja, dx / L, dy / L, 1.0, row)
-        point_jacobian_add(a, ax, ay, path, plen, pos, Jp, Ja, dx / L, dy / L, -1.0, row)
+        point_jacobian_add(b, bx, by, m, kin, dx / L, dy / L, 1.0, row)
+        point_jacobian_add(a, ax, ay, m, kin, dx / L, dy / L, -1.0, row)
         Ldot = row @ v
         P -= c * Ldot * Ldot
     for e in range(ji.shape[0]):
-        P -= jf[e, 1] * v[ji[e]] * v[ji[e]]
+        P -= jf[e, JF_C] * v[ji[e]] * v[ji[e]]
     return P

@@ -4,12 +4,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dynamics as dyn
+from . import codes
 from . import stepper as st
+from .codes import STATUS_NAMES
+from .arrays import new_data, to_struct
 from .compile import Model
-from .controllers import EXTERNAL, ExternalController, steps_until_next_sample
-
-STATUS_NAMES = {st.OPEN: "open", st.STICK: "stick", st.SLIP: "slip", st.IMPACT: "impact"}
+from .controllers import ExternalController, steps_until_next_sample
 
 
 class SimulationError(RuntimeError):
@@ -63,82 +63,65 @@ class Simulator:
     def __init__(self, model: Model):
         self.model = model
         self.signal_names = list(model.signal_names)
+        self._layout = model.layout
         self._events = []
-        self._ai = model.ai.copy()  # actuator kinds: a Python controller switches its row to EXTERNAL
         self._external = []
         self.reset()
 
     # ------------------------------------------------------------------ state
     def reset(self):
         m = self.model
-        nc, na = m.ncontacts, len(m.actuator_names)
-        self._t = np.zeros(1)
-        self._q = m.q0.copy()
-        self._v = m.v0.copy()
-        self._energy = np.zeros(6)
-        self._lamN = np.zeros(nc)
-        self._lamT = np.zeros(nc)
-        self._status = np.zeros(nc)
-        self._u = np.zeros(na)
-        self._next = np.zeros(na)
-        self._stats = np.zeros(st.N_STATS)
-        self._stats[st.ST_MINGAP] = np.inf
+        self._data = d = new_data(m.arrays, m.q0, m.v0)
+        for c in self._external:
+            d.law[c.index] = codes.CTRL_EXTERNAL
+            c.next_sample = 0.0
+        self._args = (m.struct, to_struct(d))  # what the kernels take
         self.step_count = 0
         self._row = np.zeros(len(self.signal_names))
-        E0 = st.initial_row(self._q, self._v, 0.0, self._energy, self._lamN, self._lamT, self._status, self._u,
-                            self._row, *m.kernel_args()[:14], m.fs)
-        self._energy[st.ACC_E0] = E0
-        st.initial_row(self._q, self._v, 0.0, self._energy, self._lamN, self._lamT, self._status, self._u,
-                       self._row, *m.kernel_args()[:14], m.fs)
-        gap = self._row[self._gap_columns()] if nc else np.zeros(0)
-        self._stats[st.ST_MINGAP] = min(0.0, gap.min()) if nc else 0.0
+        st.state_row(*self._args, self._row, True)
+        gap = self._row[self._layout.contact_columns("gap")]
+        d.stats[codes.ST_MINGAP] = min(0.0, gap.min()) if m.ncontacts else 0.0
         self._events.clear()
-        for c in self._external:
-            c.next_sample = 0.0
-
-    def _gap_columns(self):
-        k = 1 + 2 * self.model.nq + st.N_ENERGY
-        return k + st.N_CONTACT_SIGNALS * np.arange(self.model.ncontacts)
 
     @property
     def t(self):
-        return float(self._t[0])
+        return float(self._data.t[0])
 
     @property
     def q(self):
-        return self._q.copy()
+        return self._data.q.copy()
 
     @property
     def v(self):
-        return self._v.copy()
+        return self._data.v.copy()
 
     def get_state(self) -> SimState:
-        return SimState(self.t, self._q.copy(), self._v.copy(), self._energy.copy(), self._lamN.copy(),
-                        self._lamT.copy(), self._status.copy(), self._u.copy(), self._next.copy(),
-                        self._stats.copy(), self.step_count, self._row.copy(),
+        d = self._data
+        return SimState(self.t, d.q.copy(), d.v.copy(), d.energy.copy(), d.lamN.copy(), d.lamT.copy(),
+                        d.status.copy(), d.u.copy(), d.next_sample.copy(), d.stats.copy(), self.step_count,
+                        self._row.copy(),
                         {self.model.actuator_names[c.index]: c.next_sample for c in self._external})
 
     def set_state(self, state: SimState):
         """Continue from a snapshot (possibly taken from a simulator of an edited scene)."""
-        if state.q.shape != self._q.shape or state.lamN.shape != self._lamN.shape:
+        d = self._data
+        if state.q.shape != d.q.shape or state.lamN.shape != d.lamN.shape:
             raise ValueError("the snapshot does not fit this model (coordinates or contacts changed)")
-        self._t[0] = state.t
-        self._q[:] = state.q
-        self._v[:] = state.v
-        self._energy[:] = state.energy
-        self._lamN[:] = state.lamN
-        self._lamT[:] = state.lamT
-        self._status[:] = state.status
-        if state.u.shape == self._u.shape:
-            self._u[:] = state.u
-            self._next[:] = state.next_sample
-        self._stats[:len(state.stats)] = state.stats
+        d.t[0] = state.t
+        d.q[:] = state.q
+        d.v[:] = state.v
+        d.energy[:] = state.energy
+        d.lamN[:] = state.lamN
+        d.lamT[:] = state.lamT
+        d.status[:] = state.status
+        if state.u.shape == d.u.shape:
+            d.u[:] = state.u
+            d.next_sample[:] = state.next_sample
+        d.stats[:len(state.stats)] = state.stats
         self.step_count = state.step_count
         for c in self._external:  # a controller the snapshot does not know is sampled at once
             c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
-        m = self.model
-        st.initial_row(self._q, self._v, self.t, self._energy, self._lamN, self._lamT, self._status, self._u,
-                       self._row, *m.kernel_args()[:14], m.fs)
+        st.state_row(*self._args, self._row, False)
 
     # ------------------------------------------------------------------ controllers
     def set_controller(self, actuator, law, period=None):
@@ -147,19 +130,20 @@ class Simulator:
         i = self.model.actuator_names.index(actuator)
         self._external = [c for c in self._external if c.index != i]
         self._external.append(ExternalController(i, law, period, self.t))
-        self._ai[i, 1] = EXTERNAL
+        self._data.law[i] = codes.CTRL_EXTERNAL
 
     def _sample_controllers(self):
-        t = self.t
+        """The Python laws due write their actuator's input (the control seam: Data.u, held)."""
+        t, d = self.t, self._data
         for c in self._external:
             if t >= c.next_sample - 1e-9 * self.model.dt:
-                u = float(c.law(t, self._q.copy(), self._v.copy(), self.model))
+                u = float(c.law(t, d.q.copy(), d.v.copy(), self.model))
                 if not np.isfinite(u):
                     name = self.model.actuator_names[c.index]
                     raise SimulationError(f"t = {t:.6g} s: the Python controller of actuator '{name}' "
                                           f"returned {u}", t)
-                lim = self.model.af[c.index, 6]
-                self._u[c.index] = min(max(u, -lim), lim)
+                lim = self.model.arrays.af[c.index, codes.AF_LIMIT]
+                d.u[c.index] = min(max(u, -lim), lim)
                 c.next_sample = t + (c.period if c.period else self.model.dt)
 
     # ------------------------------------------------------------------ stepping
@@ -194,29 +178,24 @@ class Simulator:
         On a numerical failure raises SimulationError; the rows computed before it are in
         `err.rows` and the simulator holds the last good state.
         """
-        m = self.model
         nsteps = int(nsteps)
+        stats = self._data.stats
         rows = np.empty((nsteps if record else 0, len(self.signal_names)))
-        prev_status = self._status.copy()
-        prev_warnings = self._stats[st.ST_WARNINGS]
-        code, done, cand = st.run_steps(nsteps, rows, self._q, self._v, self._t, self._energy, self._lamN,
-                                        self._lamT, self._status, self._u, self._next, self._stats,
-                                        *m.kernel_args()[:14], self._ai, m.af, m.fs, m.isets,
-                                        m.M_const, m.Minv_const,
-                                        m.ccols, m.ccn)
+        prev_status = self._data.status.copy()
+        prev_warnings = stats[codes.ST_WARNINGS]
+        code, done, cand = st.run_steps(nsteps, rows, *self._args)
         self.step_count += done
-        new_warnings = int(self._stats[st.ST_WARNINGS] - prev_warnings)
+        new_warnings = int(stats[codes.ST_WARNINGS] - prev_warnings)
         if new_warnings:
             self._events.append(Event(self.t, "solver_warning", "",
                                       f"{new_warnings} step problem(s) stopped at the iteration cap "
-                                      f"(last error {self._stats[st.ST_LASTERR]:.1e})"))
+                                      f"(last error {stats[codes.ST_LASTERR]:.1e})"))
         if record and done:
             self._row[:] = rows[done - 1]
             self._collect_events(rows[:done], prev_status)
         elif done:
-            st.initial_row(self._q, self._v, self.t, self._energy, self._lamN, self._lamT, self._status,
-                           self._u, self._row, *m.kernel_args()[:14], m.fs)
-        if code != st.OK:
+            st.state_row(*self._args, self._row, False)
+        if code != codes.OK:
             err = self._failure(code, cand)
             err.rows = rows[:done]
             raise err
@@ -226,23 +205,23 @@ class Simulator:
         """The SimulationError of a kernel return code (see stepper.run_steps)."""
         m = self.model
         t = self.t + m.dt
-        if code in (st.NOT_FINITE, st.RUNAWAY):
+        if code in (codes.NOT_FINITE, codes.RUNAWAY):
             signal = self.signal_names[cand] if 0 <= cand < len(self.signal_names) else None
-            value = self._stats[st.ST_BADVALUE]
+            value = self._data.stats[codes.ST_BADVALUE]
             body = joint = None
-            if signal and 1 <= cand <= 2 * m.nq:
-                body, joint = self._coordinate_owner((cand - 1) % m.nq)
+            if signal and self._layout.is_coordinate(cand):
+                body, joint = self._coordinate_owner(self._layout.coordinate_of(cand))
             if signal is None:
                 what = "the state became NaN/inf"
-            elif code == st.RUNAWAY:
-                what = f"runaway motion: {signal} = {value:.3g}, beyond ±{st.RUNAWAY_BOUND:g}"
+            elif code == codes.RUNAWAY:
+                what = f"runaway motion: {signal} = {value:.3g}, beyond ±{codes.RUNAWAY_BOUND:g}"
             else:
                 what = f"{signal} became {value}"
             where = f" (body '{body}', joint '{joint}')" if body else ""
             return SimulationError(f"t = {t:.6g} s: {what}{where}", t, signal=signal, body=body)
         name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else None
-        what = {st.SOLVER_FAILED: "the step problem solver failed",
-                st.SINGULAR: "the iteration matrix M - hθ dF/dv - h²θ² dF/dq is singular"}.get(
+        what = {codes.SOLVER_FAILED: "the step problem solver failed",
+                codes.SINGULAR: "the iteration matrix M - hθ dF/dv - h²θ² dF/dq is singular"}.get(
             code, "the state became NaN/inf")
         where = f" at contact '{name}'" if name else ""
         return SimulationError(f"t = {t:.6g} s: {what}{where}", t, name)
@@ -250,11 +229,12 @@ class Simulator:
     def _coordinate_owner(self, j):
         """(body, joint) whose joint carries coordinate j."""
         m = self.model
+        bi = m.arrays.bi
         for b, body in enumerate(m.body_names):
-            first, kind = m.bi[b, 2], m.bi[b, 1]
-            count = 3 if kind == dyn.FREE else 1
-            if kind != dyn.FIXED and first <= j < first + count:
-                joint = next((J.name for J in m.joints_sorted if J.child == body), None)
+            first, kind = bi[b, codes.BI_COORD], bi[b, codes.BI_JTYPE]
+            count = 3 if kind == codes.FREE else 1
+            if kind != codes.FIXED and first <= j < first + count:
+                joint = next((J.name for J in m.scene.joints if J.child == body), None)
                 return body, joint
         return None, None
 
@@ -262,13 +242,13 @@ class Simulator:
         m = self.model
         if not m.ncontacts:
             return
-        cols = self._gap_columns() + st.CONTACT_SIGNALS.index("status")
+        cols = self._layout.contact_columns("status")
         S = np.vstack([prev_status[None, :], rows[:, cols]])
         t = rows[:, 0]
-        changed = np.nonzero((S[1:] != S[:-1]) | (S[1:] == st.IMPACT))
+        changed = np.nonzero((S[1:] != S[:-1]) | (S[1:] == codes.IMPACT))
         for k, c in zip(*changed):
             s = int(S[k + 1, c])
-            if s == st.OPEN and S[k, c] == st.IMPACT:
+            if s == codes.OPEN and S[k, c] == codes.IMPACT:
                 kind = "open"
             else:
                 kind = STATUS_NAMES[s]
@@ -289,7 +269,7 @@ class Simulator:
 
     @property
     def stats(self):
-        s = self._stats
-        return {"impacts": int(s[st.ST_IMPACTS]), "max_penetration": float(max(0.0, -s[st.ST_MINGAP])),
-                "solver_warnings": int(s[st.ST_WARNINGS]), "max_solver_iterations": int(s[st.ST_MAXITER]),
+        s = self._data.stats
+        return {"impacts": int(s[codes.ST_IMPACTS]), "max_penetration": float(max(0.0, -s[codes.ST_MINGAP])),
+                "solver_warnings": int(s[codes.ST_WARNINGS]), "max_solver_iterations": int(s[codes.ST_MAXITER]),
                 "steps": self.step_count}

@@ -44,7 +44,6 @@ INITIAL_KEYS = ["q", "v"]
 SETTINGS_KEYS = ["dt", "duration", "theta", "gamma", "solver", "tolerance", "max_iterations", "projection",
                  "impact_threshold"]
 SOLVERS = ["auto", "lemke", "nsgs"]
-CONTACT_A_TYPES = ("disk", "box", "capsule", "polygon", "point")
 CONTACT_B_TYPES = ("disk", "box", "capsule", "polygon")
 DEFAULT_COLOR = "#4c8bd6"
 MAX_MAGNITUDE = 1e12

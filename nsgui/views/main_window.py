@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTabBar,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
 
+from nsgui.engine import codes
 from nsgui.examples import default_scene, example_path, example_names, scenes_dir
 from nsgui.views.document import SceneDocument
 from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
@@ -586,7 +587,7 @@ class MainWindow(QMainWindow):
             idx = [i for i, n in enumerate(rec.names) if n.startswith("contact.") and n.endswith(".status")]
             self._status_cols = cols = (rec, idx)
         row = rec.row(c.cursor)
-        return int(sum(1 for i in cols[1] if row[i] > 0))
+        return int(sum(1 for i in cols[1] if row[i] != codes.OPEN))
 
     def _update_title(self):
         name = self.document.scene.name or "untitled"

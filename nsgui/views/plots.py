@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollArea, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
 
+from nsgui.engine import codes
 from nsgui.views.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
                                      split_contact, unit_of, units_text)
 
@@ -427,7 +428,7 @@ class TimePlot(PlotCard):
         if n > done and status:
             hit = np.zeros(n - done, bool)
             for s in status:
-                hit |= c.column(s)[done:] == 3
+                hit |= c.column(s)[done:] == codes.IMPACT
             rows = np.concatenate([rows, done + np.flatnonzero(hit)])
         self._hits[name] = (id(c.recorder), n, rows, status)
         return rows

@@ -16,15 +16,15 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
+from nsgui.engine import codes
 from nsgui.views import geometry3d as geo
 
-STATUS_COLORS = {  # open, stick, slip, impact
-    0: (0.62, 0.64, 0.67, 1.0),
-    1: (0.17, 0.63, 0.17, 1.0),
-    2: (1.00, 0.50, 0.05, 1.0),
-    3: (0.84, 0.15, 0.16, 1.0),
+STATUS_COLORS = {
+    codes.OPEN: (0.62, 0.64, 0.67, 1.0),
+    codes.STICK: (0.17, 0.63, 0.17, 1.0),
+    codes.SLIP: (1.00, 0.50, 0.05, 1.0),
+    codes.IMPACT: (0.84, 0.15, 0.16, 1.0),
 }
-STATUS_NAMES = {0: "open", 1: "stick", 2: "slip", 3: "impact"}
 BACKGROUND = "#1e2229"
 TRAIL_SECONDS = 2.0
 # The default camera looks at the mechanism's plane face-on without perspective (x right, y up), as
@@ -579,14 +579,14 @@ class View3D(QWidget):
                     fn[k] = float(vals[rec.index(f"contact.{n}.fn")])
                 except KeyError:
                     pass
-        colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[0]) for s in status])
+        colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[codes.OPEN]) for s in status])
         z = self.front
         top = np.argsort(status > 0, kind="stable")  # where points coincide, touching ones on top
         self._markers(self._points, np.column_stack([point[top], np.full(len(point), z)]),
                       face_color=colors[top], edge_color=(0, 0, 0, 1), size=8, edge_width=1)
         self._points.visible = True
         # friction-cone wedges of the contacts that touch (half-angle atan mu)
-        touching = status > 0
+        touching = status != codes.OPEN
         if touching.any():
             tri = geo.cone_wedges(point[touching], normal[touching], self._mus[touching],
                                   self._wedge_length)

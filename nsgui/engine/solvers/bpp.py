@@ -20,6 +20,7 @@ import numpy as np
 import numba
 
 from ._linalg import bad_input, band_cholesky_solve_inplace, lu_solve_inplace
+from ..codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 
 _BACKUP = 3
 
@@ -136,16 +137,16 @@ def bpp_lcp(M, q, active0, max_iter):
     m = q.shape[0]
     z = np.zeros(m)
     if bad_input(M, q, active0, m):
-        return z, 4, 0
+        return z, BAD_INPUT, 0
     if m == 0:
-        return z, 0, 0
+        return z, SOLVED, 0
     qn = 0.0
     dmax = 0.0
     for i in range(m):
         qn = max(qn, abs(q[i]))
         dmax = max(dmax, abs(M[i, i]))
     if qn == 0.0:
-        return z, 0, 0
+        return z, SOLVED, 0
     if dmax == 0.0:
         dmax = 1.0
     tol_w = 1e-12 * qn
@@ -165,7 +166,7 @@ def bpp_lcp(M, q, active0, max_iter):
     while it < max_iter:
         it += 1
         if not _solve_sub(M, q, F, lo, sym, z, pos, idx, rhs, dropped):
-            return z, 3, it
+            return z, SINGULAR_SUBPROBLEM, it
         _w_banded(M, q, z, lo, hi, w)
         ninf = 0
         last = -1
@@ -184,8 +185,8 @@ def bpp_lcp(M, q, active0, max_iter):
                 if z[i] < 0.0:
                     z[i] = 0.0
                 if not abs(min(z[i] * dmax, w[i])) <= lim:  # also catches NaN
-                    return z, 3, it
-            return z, 0, it
+                    return z, SINGULAR_SUBPROBLEM, it
+            return z, SOLVED, it
         if ninf < best:
             best = ninf
             backup = _BACKUP
@@ -204,4 +205,4 @@ def bpp_lcp(M, q, active0, max_iter):
                     F[i] = True
         else:
             F[last] = not F[last]
-    return z, 2, it
+    return z, ITERATION_CAP, it

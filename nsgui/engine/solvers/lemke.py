@@ -11,6 +11,7 @@ import numba
 
 from ._linalg import bad_input, lu_solve_inplace
 from .residuals import lcp_residual
+from ..codes import BAD_INPUT, ITERATION_CAP, RAY_TERMINATION, SOLVED
 
 _PIV_TOL = 1e-12  # relative to the largest entry of the entering column (scaled problem)
 _TIE_TOL = 1e-11  # ratio ties (scaled problem)
@@ -124,15 +125,15 @@ def lemke(M, q, max_pivots):
     m = q.shape[0]
     z = np.zeros(m)
     if bad_input(M, q, q, 0):
-        return z, 4, 0
+        return z, BAD_INPUT, 0
     if m == 0:
-        return z, 0, 0
+        return z, SOLVED, 0
     qmin = q[0]
     for i in range(m):
         if q[i] < qmin:
             qmin = q[i]
     if qmin >= 0.0:
-        return z, 0, 0
+        return z, SOLVED, 0
     # scale to unit size: z' = z * sM / sq solves LCP(q / sq, M / sM)
     sq = 0.0
     sM = 0.0
@@ -141,10 +142,10 @@ def lemke(M, q, max_pivots):
         for j in range(m):
             v = M[i, j]
             if not np.isfinite(v):
-                return z, 4, 0
+                return z, BAD_INPUT, 0
             sM = max(sM, abs(v))
     if sM == 0.0:
-        return z, 1, 0  # q has a negative entry and M = 0: infeasible
+        return z, RAY_TERMINATION, 0  # q has a negative entry and M = 0: infeasible
     # tableau rows: w - M z - 1 z0 = q ; columns [w (m) | z (m) | z0 | rhs]
     ncol = 2 * m + 2
     z0_var = 2 * m
@@ -168,7 +169,7 @@ def lemke(M, q, max_pivots):
     leaving = basis[r]
     basis[r] = z0_var
     pivots = 1
-    status = 2
+    status = ITERATION_CAP
     while pivots < max_pivots:
         # complement of the variable that just left
         if leaving < m:
@@ -177,14 +178,14 @@ def lemke(M, q, max_pivots):
             enter = leaving - m
         r = _lex_leaving_row(T, m, enter, rhs, basis, z0_var, cand)
         if r < 0:
-            status = 1
+            status = RAY_TERMINATION
             break
         _pivot(T, m, ncol, r, enter)
         leaving = basis[r]
         basis[r] = enter
         pivots += 1
         if leaving == z0_var:
-            status = 0
+            status = SOLVED
             break
     basic_z = np.zeros(m, dtype=np.bool_)
     scale = sq / sM
@@ -194,7 +195,7 @@ def lemke(M, q, max_pivots):
             z[v - m] = max(T[i, rhs], 0.0) * scale
             basic_z[v - m] = True
     z = _refine(M, q, z, basic_z)
-    if status != 0:
+    if status != SOLVED:
         # degenerate end game: z0 may sit at ~0 with no usable pivot left (ray by round-off);
         # the current basis is then already a solution. Accept it only if it verifies.
         ok = True
@@ -206,5 +207,5 @@ def lemke(M, q, max_pivots):
                 ok = False
                 break
         if ok:
-            status = 0
+            status = SOLVED
     return z, status, pivots

@@ -8,6 +8,7 @@ import numba
 
 from ._linalg import bad_input
 from .lemke import lemke
+from ..codes import BAD_INPUT, SOLVED
 
 
 @numba.njit(cache=True)
@@ -58,9 +59,9 @@ def lemke_fc2d(W, q, mu, max_pivots):
     nc = q.shape[0] // 2
     r = np.zeros(q.shape[0])
     if q.shape[0] % 2 != 0 or bad_input(W, q, mu, nc):
-        return r, 4, 0
+        return r, BAD_INPUT, 0
     if nc == 0:
-        return r, 0, 0
+        return r, SOLVED, 0
     M, qq = fc2d_to_lcp(W, q, mu)
     z, status, pivots = lemke(M, qq, max_pivots)
     for c in range(nc):

@@ -11,6 +11,7 @@ import numba
 
 from ._linalg import bad_input
 from .residuals import fc2d_contact_residual
+from ..codes import BAD_INPUT, ITERATION_CAP, SOLVED
 
 
 @numba.njit(cache=True)
@@ -91,9 +92,9 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     nc = m // 2
     r = np.zeros(m)
     if m % 2 != 0 or bad_input(W, q, r0, m) or mu.shape[0] < nc:
-        return r, 4, 0, np.inf
+        return r, BAD_INPUT, 0, np.inf
     if nc == 0:
-        return r, 0, 0, 0.0
+        return r, SOLVED, 0, 0.0
     for i in range(2 * nc):
         r[i] = r0[i]
     qn = 0.0
@@ -114,7 +115,7 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     _matvec_plus(W, r, q, u)
     err = _contact_errors(u, r, mu, nc) / norm
     if err <= tol:
-        return r, 0, 0, err
+        return r, SOLVED, 0, err
     it = 0
     while it < max_iter:
         it += 1
@@ -145,7 +146,7 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
             _matvec_plus(W, r, q, u)  # drop the drift of the incremental update
             err = _contact_errors(u, r, mu, nc) / norm
             if err <= tol:
-                return r, 0, it, err
+                return r, SOLVED, it, err
     _matvec_plus(W, r, q, u)
     err = _contact_errors(u, r, mu, nc) / norm
-    return r, (0 if err <= tol else 2), it, err
+    return r, (SOLVED if err <= tol else ITERATION_CAP), it, err

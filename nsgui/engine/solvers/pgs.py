@@ -3,6 +3,7 @@ import numpy as np
 import numba
 
 from ._linalg import bad_input
+from ..codes import BAD_INPUT, ITERATION_CAP, SOLVED
 
 
 @numba.njit(cache=True)
@@ -40,7 +41,7 @@ def pgs_lcp(M, q, z0, tol, max_iter):
     m = q.shape[0]
     z = np.zeros(m)
     if bad_input(M, q, z0, m):
-        return z, 4, 0, np.inf
+        return z, BAD_INPUT, 0, np.inf
     for i in range(m):
         z[i] = max(z0[i], 0.0)
     for i in range(m):
@@ -50,7 +51,7 @@ def pgs_lcp(M, q, z0, tol, max_iter):
     _exact_w(M, q, z, w)
     res = _natural_residual(z, w)
     if res <= tol:
-        return z, 0, 0, res
+        return z, SOLVED, 0, res
     it = 0
     while it < max_iter:
         it += 1
@@ -71,7 +72,7 @@ def pgs_lcp(M, q, z0, tol, max_iter):
             _exact_w(M, q, z, w)
             res = _natural_residual(z, w)
             if res <= tol:
-                return z, 0, it, res
+                return z, SOLVED, it, res
     _exact_w(M, q, z, w)
     res = _natural_residual(z, w)
-    return z, (0 if res <= tol else 2), it, res
+    return z, (SOLVED if res <= tol else ITERATION_CAP), it, res

@@ -1,0 +1,208 @@
+"""What the numba kernels run on: the compiled model's constant arrays (ModelArrays, MuJoCo's mjModel)
+and one run's state and scratch (Data, mjData).
+
+Every kernel takes (m, d, ...) instead of dozens of positional arrays. The column layout of each
+array is named in codes.py (BI_*, CF_*, AF_*...). A Data belongs to one simulator: the kernels update
+its state in place and use the rest as scratch, so a step allocates only its contact problem.
+
+Python sees named tuples of numpy arrays; the kernels take the same arrays (shared, not copied) as
+numba structrefs, made by `to_struct`. A structref travels as one pointer: a named tuple of 70 arrays
+is passed member by member at every call between kernels (and reference-counted member by member),
+which made each step ten times slower and doubled the compile time.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, types
+from numba.experimental import structref
+
+from .codes import AI_KIND, N_ACC, N_STATS, ST_MINGAP
+from .signals import SignalLayout
+
+
+class Kinematics(NamedTuple):
+    """Body frames at one (q, v): poses, velocities, bias accelerations (q̈ = 0) and Jacobians."""
+    pos: np.ndarray   # (nb, 2) frame origin
+    ang: np.ndarray   # (nb,) frame angle
+    vel: np.ndarray   # (nb, 2) origin velocity
+    omg: np.ndarray   # (nb,) angular velocity
+    acc: np.ndarray   # (nb, 2) origin bias acceleration
+    Jp: np.ndarray    # (nb, 2, nq) origin Jacobian (only the columns on the body's path are written)
+    Ja: np.ndarray    # (nb, nq) angular Jacobian
+
+    @classmethod
+    def zeros(cls, nb, n):
+        return cls(np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)),
+                   np.zeros((nb, 2, n)), np.zeros((nb, n)))
+
+
+class ModelArrays(NamedTuple):
+    """The compiled model: constant during a run, shared by every simulator of the model."""
+    # bodies: BI_* and BF_* columns, parents before children, the coordinates on each body's path
+    bi: np.ndarray
+    bf: np.ndarray
+    order: np.ndarray
+    path: np.ndarray
+    plen: np.ndarray
+    # contact candidates: CI_* and CF_* columns, polygon vertices, the coordinates each one's rows touch
+    ci: np.ndarray
+    cf: np.ndarray
+    verts: np.ndarray
+    ccols: np.ndarray
+    ccn: np.ndarray
+    # force elements: springs (bodies; SF_*), joint springs (coordinate; JF_*), constant forces (body; FF_*)
+    si: np.ndarray
+    sf: np.ndarray
+    ji: np.ndarray
+    jf: np.ndarray
+    fi: np.ndarray
+    ff: np.ndarray
+    # actuators: AI_* and AF_* columns
+    ai: np.ndarray
+    af: np.ndarray
+    # settings: FS_* and IS_*
+    fs: np.ndarray
+    isets: np.ndarray
+    # M and its inverse when M(q) is constant (IS_CONST_M), else zeros
+    M_const: np.ndarray
+    Minv_const: np.ndarray
+    layout: SignalLayout
+
+
+class Data(NamedTuple):
+    """One run: the state the next step depends on, the evaluation at it, and the step's scratch."""
+    # ---- state (what a snapshot copies)
+    t: np.ndarray            # (1,)
+    q: np.ndarray
+    v: np.ndarray
+    energy: np.ndarray       # ACC_* accumulated energies
+    lamN: np.ndarray         # percussions of the last step, per candidate (warm start)
+    lamT: np.ndarray
+    status: np.ndarray       # OPEN, STICK, SLIP, IMPACT of the last step
+    u: np.ndarray            # actuator inputs, held between samples: the control seam
+    next_sample: np.ndarray  # next sample time of each built-in law
+    stats: np.ndarray        # ST_*
+    law: np.ndarray          # each actuator's law (CTRL_*): the model's, or CTRL_EXTERNAL
+    # ---- evaluation at (q, v): kept from the end of a step to the start of the next (and kin below)
+    M: np.ndarray
+    bias: np.ndarray
+    grav: np.ndarray
+    F: np.ndarray            # gravity - bias + force elements (actuators apart)
+    gap: np.ndarray          # per candidate: gap, normal (b to a), points on a and b, normal velocity
+    nrm: np.ndarray
+    pa: np.ndarray
+    pb: np.ndarray
+    un: np.ndarray
+    # ---- scratch of one step
+    Qact: np.ndarray         # generalized actuator forces of u
+    K: np.ndarray            # dF/dq
+    C: np.ndarray            # dF/dv
+    What: np.ndarray         # LU factors of the iteration matrix M - hθC - h²θ²K
+    piv: np.ndarray
+    vfree: np.ndarray
+    v_new: np.ndarray
+    q_new: np.ndarray
+    vth: np.ndarray          # θ v_new + (1-θ) v
+    lamN_new: np.ndarray
+    lamT_new: np.ndarray
+    act: np.ndarray          # candidates in the step problem (or the projection), in row order
+    fric: np.ndarray         # ... whether each has friction
+    HN: np.ndarray           # (nc, width of ccols): sparse normal rows of the active candidates
+    HT: np.ndarray           # ... tangent rows
+    row_n: np.ndarray        # (nq,) a generalized-force row
+    # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
+    fd_bias: np.ndarray
+    fd_grav: np.ndarray
+    fd_Fp: np.ndarray
+    fd_Fm: np.ndarray
+    fd_q: np.ndarray
+    fd_v: np.ndarray
+    # ---- kinematics at (q, v) and of the finite differences
+    kin: Kinematics
+    fd_kin: Kinematics
+
+
+def new_data(m: ModelArrays, q0, v0) -> Data:
+    """A Data at (q0, v0), t = 0, nothing accumulated, every actuator on its model law."""
+    n, nb, nc, na = q0.shape[0], m.bf.shape[0], m.ci.shape[0], m.ai.shape[0]
+    width = max(m.ccols.shape[1], 1)
+    stats = np.zeros(N_STATS)
+    stats[ST_MINGAP] = np.inf
+    z = np.zeros
+    return Data(
+        t=z(1), q=np.array(q0, float), v=np.array(v0, float), energy=z(N_ACC), lamN=z(nc), lamT=z(nc),
+        status=z(nc), u=z(na), next_sample=z(na), stats=stats, law=m.ai[:, AI_KIND].copy(),
+        kin=Kinematics.zeros(nb, n), M=z((n, n)), bias=z(n), grav=z(n), F=z(n),
+        gap=z(nc), nrm=z((nc, 2)), pa=z((nc, 2)), pb=z((nc, 2)), un=z(nc),
+        Qact=z(n), K=z((n, n)), C=z((n, n)), What=z((n, n)), piv=z(n, np.int64), vfree=z(n), v_new=z(n),
+        q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
+        HN=z((nc, width)), HT=z((nc, width)), row_n=z(n),
+        fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
+        fd_v=z(n))
+
+
+# ------------------------------------------------------------------ the kernels' view: structrefs
+class _StructType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+@structref.register
+class KinematicsType(_StructType):
+    pass
+
+
+@structref.register
+class ModelType(_StructType):
+    pass
+
+
+@structref.register
+class DataType(_StructType):
+    pass
+
+
+class KinematicsStruct(structref.StructRefProxy):
+    pass
+
+
+class ModelStruct(structref.StructRefProxy):
+    pass
+
+
+class DataStruct(structref.StructRefProxy):
+    pass
+
+
+structref.define_proxy(KinematicsStruct, KinematicsType, Kinematics._fields)
+structref.define_proxy(ModelStruct, ModelType, ModelArrays._fields)
+structref.define_proxy(DataStruct, DataType, Data._fields)
+
+
+# built by cached kernels: StructRefProxy's own constructor compiles anew in every process
+@njit(cache=True)
+def _kinematics_struct(*fields):
+    return KinematicsStruct(*fields)
+
+
+@njit(cache=True)
+def _model_struct(*fields):
+    return ModelStruct(*fields)
+
+
+@njit(cache=True)
+def _data_struct(*fields):
+    return DataStruct(*fields)
+
+
+def to_struct(x):
+    """The structref of a Kinematics, ModelArrays or Data, over the same numpy arrays. Python reads
+    the named tuple; the proxy's own attributes would compile a getter each on first use."""
+    if isinstance(x, Kinematics):
+        return _kinematics_struct(*x)
+    if isinstance(x, ModelArrays):
+        return _model_struct(*x)
+    if isinstance(x, Data):
+        return _data_struct(*(to_struct(f) if isinstance(f, Kinematics) else f for f in x))
+    raise TypeError(f"no structref for {type(x).__name__}")

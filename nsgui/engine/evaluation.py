@@ -1,0 +1,92 @@
+"""The model evaluated at a state (numba kernels): kinematics, M, smooth forces, contact geometry, and
+the finite-difference force Jacobians of the iteration matrix."""
+
+from numba import njit
+
+from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, CI_VSTART, LIMIT
+from .contact_geometry import candidate_geometry
+from .dynamics import body_kinematics, com_terms, element_forces
+
+
+@njit(cache=True)
+def evaluate(m, d, want_mass):
+    """Kinematics, M (if want_mass), smooth forces F (actuators apart) and every candidate's geometry
+    and normal velocity at (d.q, d.v), into d. Returns the potential energy (gravity + elements)."""
+    body_kinematics(m, d.q, d.v, d.kin)
+    Ug = com_terms(m, d.kin, d.M, d.bias, d.grav, want_mass)
+    d.F[:] = d.grav - d.bias
+    Ue = element_forces(m, d.q, d.v, d.kin, d.F)
+    _contact_geometry(m, d)
+    return Ug + Ue
+
+
+@njit(cache=True)
+def _contact_geometry(m, d):
+    """Gap, normal, contact points and normal relative velocity of every candidate."""
+    ci, q, v = m.ci, d.q, d.v
+    pos, ang, vel, omg = d.kin.pos, d.kin.ang, d.kin.vel, d.kin.omg
+    for c in range(ci.shape[0]):
+        g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, q, ci, m.cf, m.verts, pos, ang)
+        d.gap[c] = g
+        d.nrm[c, 0], d.nrm[c, 1] = nx, ny
+        d.pa[c, 0], d.pa[c, 1], d.pb[c, 0], d.pb[c, 1] = pax, pay, pbx, pby
+        if ci[c, CI_BTYPE] == LIMIT:
+            d.un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
+        else:
+            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+            vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
+            vay = vel[a, 1] + omg[a] * (pax - pos[a, 0])
+            vbx = vby = 0.0
+            if b >= 0:
+                vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
+                vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
+            d.un[c] = nx * (vax - vbx) + ny * (vay - vby)
+
+
+@njit(cache=True)
+def _smooth_forces(m, d, q, v, F):
+    """F(q, v) = gravity - bias + elements, with the finite-difference scratch of d (M untouched)."""
+    body_kinematics(m, q, v, d.fd_kin)
+    com_terms(m, d.fd_kin, d.M, d.fd_bias, d.fd_grav, False)
+    F[:] = d.fd_grav - d.fd_bias
+    element_forces(m, q, v, d.fd_kin, F)
+
+
+@njit(cache=True)
+def force_jacobians(m, d):
+    """Finite differences of F(q, v) around (d.q, d.v), F0 = d.F: d.K = dF/dq, d.C = dF/dv.
+
+    Forward differences (step sqrt(eps), relative error ~1e-8, far below what h²θ²K weighs in Ŵ) when
+    only gravity and Coriolis terms act; central differences when springs or dampers do, so that
+    linear elements get their exact Jacobian (to ~1e-10) and the θ = ½ scheme keeps their quadratic
+    energy."""
+    q, v, F0, K, C = d.q, d.v, d.F, d.K, d.C
+    qq, vv, Fp, Fm = d.fd_q, d.fd_v, d.fd_Fp, d.fd_Fm
+    n = q.shape[0]
+    central = m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0
+    qq[:] = q
+    vv[:] = v
+    for j in range(n):
+        for which in range(2):
+            x = q[j] if which == 0 else v[j]
+            eps = (1e-6 if central else 1.5e-8) * (1.0 + abs(x))
+            if which == 0:
+                qq[j] = x + eps
+            else:
+                vv[j] = x + eps
+            _smooth_forces(m, d, qq, vv, Fp)
+            if central:
+                if which == 0:
+                    qq[j] = x - eps
+                else:
+                    vv[j] = x - eps
+                _smooth_forces(m, d, qq, vv, Fm)
+            else:
+                Fm[:] = F0
+            if which == 0:
+                qq[j] = x
+            else:
+                vv[j] = x
+            D = K if which == 0 else C
+            for i in range(n):
+                D[i, j] = (Fp[i] - Fm[i]) / ((2.0 if central else 1.0) * eps)

@@ -1,0 +1,65 @@
+"""Where each signal sits in a recorded row, computed once per model.
+
+A row is [t, q (nq), v (nq), energies (N_ENERGY), per contact (gap, pn, pt, status, fn, ft), u (one
+per actuator)]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
+a tuple of ints), the simulator reads gap and status columns with them, and every name-based reader
+(recorder, views, exports) gets the same order from `names`.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .codes import CONTACT_SIGNALS, ENERGY_SIGNALS, N_CONTACT_SIGNALS, N_ENERGY
+
+T_COLUMN = 0  # every row starts with the time
+
+
+class SignalLayout(NamedTuple):
+    """Column offsets of one model's signal rows (a plain tuple of ints, so numba kernels take it)."""
+    nq: int
+    ncontacts: int
+    nactuators: int
+    q: int          # first column of q
+    v: int          # first column of v
+    energy: int     # first energy column (ENERGY_SIGNALS order)
+    contacts: int   # first contact column; contact c's signals start at contacts + N_CONTACT_SIGNALS c
+    actuators: int  # first actuator input column
+    width: int      # number of signals
+
+    @classmethod
+    def of(cls, nq, ncontacts, nactuators):
+        q = T_COLUMN + 1
+        v = q + nq
+        energy = v + nq
+        contacts = energy + N_ENERGY
+        actuators = contacts + N_CONTACT_SIGNALS * ncontacts
+        return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, actuators + nactuators)
+
+    @staticmethod
+    def names(coords, contacts, actuators):
+        """Signal names in row order: t, q.<coord>, v.<coord>, energy.<e>, contact.<c>.<s>, u.<actuator>."""
+        return (["t"] + [f"q.{c}" for c in coords] + [f"v.{c}" for c in coords]
+                + [f"energy.{e}" for e in ENERGY_SIGNALS]
+                + [f"contact.{c}.{k}" for c in contacts for k in CONTACT_SIGNALS]
+                + [f"u.{a}" for a in actuators])
+
+    def contact_column(self, c, signal):
+        """Column of contact c's signal ("gap", "pn", "pt", "status", "fn" or "ft")."""
+        return self.contacts + N_CONTACT_SIGNALS * c + CONTACT_SIGNALS.index(signal)
+
+    def contact_columns(self, signal):
+        """Columns of one signal of every contact, in contact order."""
+        return (self.contacts + CONTACT_SIGNALS.index(signal)
+                + N_CONTACT_SIGNALS * np.arange(self.ncontacts, dtype=np.intp))
+
+    def energy_column(self, name):
+        return self.energy + ENERGY_SIGNALS.index(name)
+
+    def is_coordinate(self, column):
+        """True for the q and v columns."""
+        return self.q <= column < self.energy
+
+    def coordinate_of(self, column):
+        """Index of the coordinate of a q or v column."""
+        return (column - self.q) % self.nq
