@@ -22,7 +22,9 @@ import dataclasses
 
 import numpy as np
 
+from . import codes
 from . import stepper as st
+from .arrays import new_data, to_struct
 from .recorder import Recorder
 from nsgui.scene import joint_coordinates
 
@@ -71,10 +73,8 @@ def _by_name(values, src_names, dst_names, default):
 
 def mechanical_energy(model, q, v):
     """K + U of model at (q, v), as the signal row computes it."""
-    nc, na = model.ncontacts, len(model.actuator_names)
-    return st.initial_row(np.ascontiguousarray(q, float), np.ascontiguousarray(v, float), 0.0, np.zeros(6),
-                          np.zeros(nc), np.zeros(nc), np.zeros(nc), np.zeros(na), np.zeros(len(model.signal_names)),
-                          *model.kernel_args()[:14], model.fs)
+    d = new_data(model.arrays, np.asarray(q, float), np.asarray(v, float))
+    return st.state_row(model.struct, to_struct(d), np.zeros(model.layout.width), False)
 
 
 def map_state(state, src, dst):
@@ -90,13 +90,13 @@ def map_state(state, src, dst):
     nc = dst.ncontacts
     lamN = _by_name(state.lamN, src.contact_names, dst.contact_names, np.zeros(nc))
     lamT = _by_name(state.lamT, src.contact_names, dst.contact_names, np.zeros(nc))
-    status = _by_name(state.status, src.contact_names, dst.contact_names, np.full(nc, float(st.OPEN)))
+    status = _by_name(state.status, src.contact_names, dst.contact_names, np.full(nc, float(codes.OPEN)))
     na = len(dst.actuator_names)
     u = _by_name(state.u, src.actuator_names, dst.actuator_names, np.zeros(na))
     next_sample = _by_name(state.next_sample, src.actuator_names, dst.actuator_names, np.zeros(na))
     energy = np.array(state.energy, dtype=float, copy=True)
     # what the edit adds to K + U is the edit's, not drift: the residual goes on from its value
-    energy[st.ACC_E0] += mechanical_energy(dst, q, v) - mechanical_energy(src, state.q, state.v)
+    energy[codes.ACC_E0] += mechanical_energy(dst, q, v) - mechanical_energy(src, state.q, state.v)
     external = {a: t for a, t in state.external_next.items() if a in dst.actuator_names}
     return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
                                next_sample=next_sample, stats=np.array(state.stats, dtype=float, copy=True),

@@ -183,7 +183,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
     model = sim.model
     first = sim.signal_vector()[None, :]
     sink.append(first)
-    res_col = model.signal_index["energy.residual"]
+    res_col = model.layout.energy_column("residual")
     residual = abs(first[0, res_col])
     cap = max(1, min(int(max_chunk), CALL_BYTES // (8 * len(model.signal_names))))
     k = min(cap, 64)  # the first call measures the speed
