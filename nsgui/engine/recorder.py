@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .signals import T_COLUMN
+
 DEFAULT_MEMORY_CAP = 512 * 1024 * 1024
 DEFAULT_CHUNK_ROWS = 16384
 
@@ -33,7 +35,7 @@ class Recorder:
     def __init__(self, names, memory_cap=DEFAULT_MEMORY_CAP, chunk_rows=DEFAULT_CHUNK_ROWS,
                  snapshot_interval=0.01, spill_dir=None):
         self.names = list(names)
-        if not self.names or self.names[0] != "t":
+        if not self.names or self.names[T_COLUMN] != "t":
             raise ValueError("the first signal must be 't'")
         self._index = {n: i for i, n in enumerate(self.names)}
         self.ncols = len(self.names)
@@ -90,7 +92,7 @@ class Recorder:
             grown = np.empty(max(2 * len(self._t), self._n + n))
             grown[: self._n] = self._t[: self._n]
             self._t = grown
-        self._t[self._n: self._n + n] = rows[:, 0]
+        self._t[self._n: self._n + n] = rows[:, T_COLUMN]
         done = 0
         while done < n:
             k, off = divmod(self._n, self.chunk_rows)
@@ -159,7 +161,7 @@ class Recorder:
         j = self.index(name)
         stop = self._n if stop is None else max(0, min(stop, self._n))
         start = max(0, min(start, stop))
-        if j == 0:
+        if j == T_COLUMN:
             return self._t[start:stop].copy()
         out = np.empty(stop - start)
         self._gather(start, stop, out, j)

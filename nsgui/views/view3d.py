@@ -581,7 +581,7 @@ class View3D(QWidget):
                     pass
         colors = np.array([STATUS_COLORS.get(s, STATUS_COLORS[codes.OPEN]) for s in status])
         z = self.front
-        top = np.argsort(status > 0, kind="stable")  # where points coincide, touching ones on top
+        top = np.argsort(status != codes.OPEN, kind="stable")  # where points coincide, touching ones on top
         self._markers(self._points, np.column_stack([point[top], np.full(len(point), z)]),
                       face_color=colors[top], edge_color=(0, 0, 0, 1), size=8, edge_width=1)
         self._points.visible = True
