@@ -78,7 +78,7 @@ def delassus_lu(rcols, rvals, rnnz, LU, piv):
 def contact_rows(c, m, kin, nrm, pa, pb, outN, outT):
     """Normal and tangent Jacobian rows of candidate c on its columns m.ccols[c, :m.ccn[c]], given its
     normal and contact points (nrm, pa, pb, per candidate) and the kinematics they were found with."""
-    ci = m.ci
+    ci, ccols = m.ci, m.ccols
     if ci[c, CI_BTYPE] == LIMIT:
         outN[0] = ci[c, CI_VCOUNT]
         outT[0] = 0.0
@@ -91,7 +91,7 @@ def contact_rows(c, m, kin, nrm, pa, pb, outN, outT):
     if b >= 0:
         rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
     for kk in range(m.ccn[c]):
-        j = m.ccols[c, kk]
+        j = ccols[c, kk]
         jx = Jp[a, 0, j] - ray * Ja[a, j]
         jy = Jp[a, 1, j] + rax * Ja[a, j]
         if b >= 0:

@@ -25,13 +25,13 @@ from .codes import (AF_FEEDFORWARD, AF_GRAVITY, AF_KD, AF_KP, AF_LIMIT, AF_PERIO
 def apply_control_laws(m, d, t):
     """Each built-in law due at time t writes its actuator's input d.u (saturated) and schedules its
     next sample; a law with no period is sampled every step. CTRL_EXTERNAL inputs are left as written."""
-    ai, af = m.ai, m.af
+    ai, af, law, next_sample = m.ai, m.af, d.law, d.next_sample
     for i in range(ai.shape[0]):
-        kind = d.law[i]
+        kind = law[i]
         if kind == CTRL_EXTERNAL:
             continue
         period = af[i, AF_PERIOD]
-        if period <= 0.0 or t >= d.next_sample[i] - 1e-9 * period:
+        if period <= 0.0 or t >= next_sample[i] - 1e-9 * period:
             j = ai[i, AI_COORD]
             if kind == CTRL_CONSTANT:
                 u = af[i, AF_VALUE]
@@ -49,16 +49,17 @@ def apply_control_laws(m, d, t):
                 u = -lim
             d.u[i] = u
             if period > 0.0:
-                while d.next_sample[i] <= t + 1e-9 * period:
-                    d.next_sample[i] += period
+                while next_sample[i] <= t + 1e-9 * period:
+                    next_sample[i] += period
 
 
 @njit(cache=True)
 def actuator_forces(m, d):
     """d.Qact: the generalized forces of the inputs d.u."""
-    d.Qact[:] = 0.0
-    for i in range(m.ai.shape[0]):
-        d.Qact[m.ai[i, AI_COORD]] += d.u[i]
+    ai, u, Qact = m.ai, d.u, d.Qact
+    Qact[:] = 0.0
+    for i in range(ai.shape[0]):
+        Qact[ai[i, AI_COORD]] += u[i]
 
 
 @dataclass

@@ -23,15 +23,18 @@ def evaluate(m, d, want_mass):
 @njit(cache=True)
 def _contact_geometry(m, d):
     """Gap, normal, contact points and normal relative velocity of every candidate."""
-    ci, q, v = m.ci, d.q, d.v
-    pos, ang, vel, omg = d.kin.pos, d.kin.ang, d.kin.vel, d.kin.omg
+    # structref fields bound once: each access to one costs a reference count
+    ci, cf, verts, q, v = m.ci, m.cf, m.verts, d.q, d.v
+    gap, nrm, pa, pb, un = d.gap, d.nrm, d.pa, d.pb, d.un
+    kin = d.kin
+    pos, ang, vel, omg = kin.pos, kin.ang, kin.vel, kin.omg
     for c in range(ci.shape[0]):
-        g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, q, ci, m.cf, m.verts, pos, ang)
-        d.gap[c] = g
-        d.nrm[c, 0], d.nrm[c, 1] = nx, ny
-        d.pa[c, 0], d.pa[c, 1], d.pb[c, 0], d.pb[c, 1] = pax, pay, pbx, pby
+        g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, q, ci, cf, verts, pos, ang)
+        gap[c] = g
+        nrm[c, 0], nrm[c, 1] = nx, ny
+        pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
         if ci[c, CI_BTYPE] == LIMIT:
-            d.un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
+            un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
         else:
             a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
             vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
@@ -40,7 +43,7 @@ def _contact_geometry(m, d):
             if b >= 0:
                 vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
                 vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
-            d.un[c] = nx * (vax - vbx) + ny * (vay - vby)
+            un[c] = nx * (vax - vbx) + ny * (vay - vby)
 
 
 @njit(cache=True)

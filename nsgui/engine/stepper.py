@@ -13,7 +13,8 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
                    books the potential energy it changes
   record_step      the signal row (signals.SignalLayout)
 Each phase reads and writes the run's Data d (arrays.py) with the constant ModelArrays m; only the
-contact problem's arrays are allocated per step.
+contact problem's arrays are allocated per step. The phases bind the structref fields they use to
+locals first: every access to a field costs a reference count, too much inside a loop.
 """
 
 import numpy as np
@@ -32,6 +33,7 @@ from .controllers import actuator_forces, apply_control_laws
 from .dynamics import damper_power
 from .evaluation import evaluate, force_jacobians
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
+from .signals import T_COLUMN
 from .solvers._linalg import lu_factor_inplace, lu_solve_factored
 
 __all__ = ["run_steps", "state_row", "RUNAWAY_BOUND"]
@@ -107,15 +109,16 @@ def free_velocity(m, d):
         d.vfree[:] = d.v + m.Minv_const @ (h * (d.F + d.Qact))
         return OK
     force_jacobians(m, d)
-    n = d.q.shape[0]
+    M, C, K, What, v = d.M, d.C, d.K, d.What, d.v
+    n = v.shape[0]
     for i in range(n):
         for j in range(n):
-            d.What[i, j] = d.M[i, j] - h * theta * d.C[i, j] - h * h * theta * theta * d.K[i, j]
-    if not lu_factor_inplace(d.What, d.piv):
+            What[i, j] = M[i, j] - h * theta * C[i, j] - h * h * theta * theta * K[i, j]
+    if not lu_factor_inplace(What, d.piv):
         return SINGULAR
-    rhs = h * (d.F + d.Qact + h * theta * (d.K @ d.v))
-    lu_solve_factored(d.What, d.piv, rhs)
-    d.vfree[:] = d.v + rhs
+    rhs = h * (d.F + d.Qact + h * theta * (K @ v))
+    lu_solve_factored(What, d.piv, rhs)
+    d.vfree[:] = v + rhs
     return OK
 
 
@@ -124,22 +127,24 @@ def activate_contacts(m, d):
     """Activation and contact rows: the candidates closing within the step (gap + γ h U <= threshold at
     its start) enter the problem, in d.act, with their sparse normal and tangent rows in d.HN, d.HT.
     Returns (how many, whether any has friction)."""
-    h, gamma = m.fs[FS_H], m.fs[FS_GAMMA]
+    h, gamma, threshold = m.fs[FS_H], m.fs[FS_GAMMA], m.fs[FS_ACTIVATION]
     projection = m.isets[IS_PROJECTION]
+    ccn, cf, kin = m.ccn, m.cf, d.kin
+    gap, un, nrm, pa, pb, act, fric, HN, HT = d.gap, d.un, d.nrm, d.pa, d.pb, d.act, d.fric, d.HN, d.HT
     nact = 0
     anyfric = False
-    for c in range(m.ci.shape[0]):
+    for c in range(gap.shape[0]):
         # standard rule y + γ h y' <= 0; with projection a closed contact (gap ~ 0 after the
         # projection) stays in the problem while separating, so its neighbours cannot push it through
-        uact = d.un[c] if projection == 0 or d.un[c] < 0.0 else 0.0
-        if d.gap[c] + gamma * h * uact <= m.fs[FS_ACTIVATION]:
-            d.act[nact] = c
-            contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, d.HN[nact], d.HT[nact])
+        uact = un[c] if projection == 0 or un[c] < 0.0 else 0.0
+        if gap[c] + gamma * h * uact <= threshold:
+            act[nact] = c
+            contact_rows(c, m, kin, nrm, pa, pb, HN[nact], HT[nact])
             tt = 0.0
-            for kk in range(m.ccn[c]):
-                tt += d.HT[nact, kk] * d.HT[nact, kk]
-            d.fric[nact] = m.cf[c, CF_MU] > 0.0 and tt > 1e-20
-            if d.fric[nact]:
+            for kk in range(ccn[c]):
+                tt += HT[nact, kk] * HT[nact, kk]
+            fric[nact] = cf[c, CF_MU] > 0.0 and tt > 1e-20
+            if fric[nact]:
                 anyfric = True
             nact += 1
     return nact, anyfric
@@ -151,14 +156,17 @@ def solve_contact_problem(m, d, nact, fric):
     contact) in the percussions of the active contacts, warm-started from the last step's, with
     Newton's law in the right-hand side. Sets d.v_new = vfree + Ŵ⁻¹Hᵀλ and the new percussions.
     Returns (code, the candidate at fault or -1)."""
-    d.lamN_new[:] = 0.0
-    d.lamT_new[:] = 0.0
-    d.v_new[:] = d.vfree
+    lamN_new, lamT_new, v_new, vfree = d.lamN_new, d.lamT_new, d.v_new, d.vfree
+    lamN_new[:] = 0.0
+    lamT_new[:] = 0.0
+    v_new[:] = vfree
     if nact == 0:
         return OK, -1
     ccols, ccn, cf = m.ccols, m.ccn, m.cf
+    act, un, lamN, lamT, HN, HT, cfric = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric
+    projection, rest_v = m.isets[IS_PROJECTION], m.fs[FS_REST_V]
     solver = m.isets[IS_SOLVER]
-    n = d.q.shape[0]
+    n = v_new.shape[0]
     maxc = max(ccols.shape[1], 1)
     k = 2 * nact if fric else nact
     rcols = np.zeros((k, maxc), np.int64)
@@ -169,23 +177,23 @@ def solve_contact_problem(m, d, nact, fric):
     r0 = np.zeros(k)
     active0 = np.zeros(k, np.bool_)
     for r in range(nact):
-        c = d.act[r]
+        c = act[r]
         rn = 2 * r if fric else r
         nn = ccn[c]
         rnnz[rn] = nn
         rcols[rn, :nn] = ccols[c, :nn]
-        rvals[rn, :nn] = d.HN[r, :nn]
-        e = _restitution(cf[c, CF_E], d.un[c], m.isets[IS_PROJECTION], m.fs[FS_REST_V])
-        qd[rn] = sdot(ccols[c], d.HN[r], nn, d.vfree) + e * d.un[c]
-        r0[rn] = d.lamN[c]
-        active0[rn] = d.lamN[c] > 0.0
-        if fric and d.fric[r]:
+        rvals[rn, :nn] = HN[r, :nn]
+        e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
+        qd[rn] = sdot(ccols[c], HN[r], nn, vfree) + e * un[c]
+        r0[rn] = lamN[c]
+        active0[rn] = lamN[c] > 0.0
+        if fric and cfric[r]:
             rnnz[rn + 1] = nn
             rcols[rn + 1, :nn] = ccols[c, :nn]
-            rvals[rn + 1, :nn] = d.HT[r, :nn]
-            qd[rn + 1] = sdot(ccols[c], d.HT[r], nn, d.vfree)
+            rvals[rn + 1, :nn] = HT[r, :nn]
+            qd[rn + 1] = sdot(ccols[c], HT[r], nn, vfree)
             mu[r] = cf[c, CF_MU]
-            r0[rn + 1] = d.lamT[c]
+            r0[rn + 1] = lamT[c]
     if m.isets[IS_CONST_F] != 0:
         X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
     else:
@@ -203,22 +211,22 @@ def solve_contact_problem(m, d, nact, fric):
         if solver == SOLVER_NSGS or (fric and solver == SOLVER_AUTO):
             stats[ST_WARNINGS] += 1
             if err > 1e-4 or bad:
-                return SOLVER_FAILED, _worst(d.act, nact, fric, Wd, qd, lam)
+                return SOLVER_FAILED, _worst(act, nact, fric, Wd, qd, lam)
         else:
-            return SOLVER_FAILED, _worst(d.act, nact, fric, Wd, qd, lam)
+            return SOLVER_FAILED, _worst(act, nact, fric, Wd, qd, lam)
     if bad:
-        return SOLVER_FAILED, d.act[0]
+        return SOLVER_FAILED, act[0]
     for r in range(k):
         lr = lam[r]
         if lr != 0.0:
             for i in range(n):
-                d.v_new[i] += X[i, r] * lr
+                v_new[i] += X[i, r] * lr
     for r in range(nact):
-        c = d.act[r]
+        c = act[r]
         rn = 2 * r if fric else r
-        d.lamN_new[c] = lam[rn]
+        lamN_new[c] = lam[rn]
         if fric:
-            d.lamT_new[c] = lam[rn + 1]
+            lamT_new[c] = lam[rn + 1]
     return OK, -1
 
 
@@ -227,12 +235,13 @@ def update_positions(m, d):
     """Velocity and position update: v_θ = θ v_new + (1-θ) v and q_new = q + h v_θ (d.vth, d.q_new).
     Returns (code, column) of a blow-up of v_new or q_new, else (OK, -1)."""
     h, theta = m.fs[FS_H], m.fs[FS_THETA]
-    d.vth[:] = theta * d.v_new + (1.0 - theta) * d.v
-    for j in range(d.q.shape[0]):
-        d.q_new[j] = d.q[j] + h * d.vth[j]
-    code, col = check_state(d.v_new, m.layout.v, d.stats)
+    q, q_new, v_new, vth = d.q, d.q_new, d.v_new, d.vth
+    vth[:] = theta * v_new + (1.0 - theta) * d.v
+    for j in range(q.shape[0]):
+        q_new[j] = q[j] + h * vth[j]
+    code, col = check_state(v_new, m.layout.v, d.stats)
     if code == OK:
-        code, col = check_state(d.q_new, m.layout.q, d.stats)
+        code, col = check_state(q_new, m.layout.q, d.stats)
     return code, col
 
 
@@ -241,31 +250,37 @@ def book_energy(m, d, nact):
     """Energy bookkeeping of the step, at v_θ: the work of the contact percussions (impact, friction),
     of the actuators and of the dampers (the last with the start-of-step geometry)."""
     h = m.fs[FS_H]
+    ccols, ccn, ai = m.ccols, m.ccn, m.ai
+    energy, act, lamN_new, lamT_new, HN, HT, vth, u = (d.energy, d.act, d.lamN_new, d.lamT_new, d.HN, d.HT,
+                                                        d.vth, d.u)
     for r in range(nact):
-        c = d.act[r]
-        d.energy[ACC_IMPACT] -= d.lamN_new[c] * sdot(m.ccols[c], d.HN[r], m.ccn[c], d.vth)
-        d.energy[ACC_FRICTION] -= d.lamT_new[c] * sdot(m.ccols[c], d.HT[r], m.ccn[c], d.vth)
-    for i in range(m.ai.shape[0]):
-        d.energy[ACC_ACTUATORS] += h * d.u[i] * d.vth[m.ai[i, AI_COORD]]
-    d.energy[ACC_DAMPING] -= h * damper_power(m, d.vth, d.kin, d.row_n)
+        c = act[r]
+        energy[ACC_IMPACT] -= lamN_new[c] * sdot(ccols[c], HN[r], ccn[c], vth)
+        energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
+    for i in range(ai.shape[0]):
+        energy[ACC_ACTUATORS] += h * u[i] * vth[ai[i, AI_COORD]]
+    energy[ACC_DAMPING] -= h * damper_power(m, vth, d.kin, d.row_n)
 
 
 @njit(cache=True)
 def classify_contacts(m, d, nact):
     """Contact status of the step: IMPACT (pushed while approaching faster than the impact threshold),
     SLIP or STICK (pushed, by the sliding speed), OPEN (not pushed)."""
-    for c in range(m.ci.shape[0]):
-        d.status[c] = OPEN
+    impact, stick = m.fs[FS_IMPACT], m.fs[FS_STICK]
+    ccols, ccn = m.ccols, m.ccn
+    status, act, lamN_new, un, HT, v_new, stats = d.status, d.act, d.lamN_new, d.un, d.HT, d.v_new, d.stats
+    for c in range(status.shape[0]):
+        status[c] = OPEN
     for r in range(nact):
-        c = d.act[r]
-        if d.lamN_new[c] > 0.0:
-            if d.un[c] < -m.fs[FS_IMPACT]:
-                d.status[c] = IMPACT
-                d.stats[ST_IMPACTS] += 1
-            elif abs(sdot(m.ccols[c], d.HT[r], m.ccn[c], d.v_new)) > m.fs[FS_STICK]:
-                d.status[c] = SLIP
+        c = act[r]
+        if lamN_new[c] > 0.0:
+            if un[c] < -impact:
+                status[c] = IMPACT
+                stats[ST_IMPACTS] += 1
+            elif abs(sdot(ccols[c], HT[r], ccn[c], v_new)) > stick:
+                status[c] = SLIP
             else:
-                d.status[c] = STICK
+                status[c] = STICK
 
 
 @njit(cache=True)
@@ -283,20 +298,22 @@ def project_positions(m, d, upot):
     """Projection: up to 4 times, q moves along M⁻¹Hᵀ by the smallest amounts that close the deepest
     penetrations (an LCP in the gaps), the model is evaluated again there, and the potential energy
     this changes is booked. upot: the potential energy at d.q; returns it at the projected d.q."""
-    n, nc = d.q.shape[0], m.ci.shape[0]
+    q, gap, act, HN, HT, kin = d.q, d.gap, d.act, d.HN, d.HT, d.kin
+    ccols, ccn = m.ccols, m.ccn
+    n, nc = q.shape[0], gap.shape[0]
     const_M = m.isets[IS_CONST_M] != 0
-    maxc = max(m.ccols.shape[1], 1)
+    maxc = max(ccols.shape[1], 1)
     for _ in range(4):
         gmin = 0.0
         for c in range(nc):
-            if d.gap[c] < gmin:
-                gmin = d.gap[c]
+            if gap[c] < gmin:
+                gmin = gap[c]
         if gmin > -m.fs[FS_PROJ_TOL]:
             break
         mp = 0
         for c in range(nc):
-            if d.gap[c] < -gmin + 1e-12:
-                d.act[mp] = c
+            if gap[c] < -gmin + 1e-12:
+                act[mp] = c
                 mp += 1
         pcols = np.zeros((mp, maxc), np.int64)
         pvals = np.zeros((mp, maxc))
@@ -304,14 +321,14 @@ def project_positions(m, d, upot):
         qp = np.zeros(mp)
         a0 = np.zeros(mp, np.bool_)
         for r in range(mp):
-            c = d.act[r]
-            nn = m.ccn[c]
-            contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, d.HN[r], d.HT[r])
+            c = act[r]
+            nn = ccn[c]
+            contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[r], HT[r])
             pnnz[r] = nn
-            pcols[r, :nn] = m.ccols[c, :nn]
-            pvals[r, :nn] = d.HN[r, :nn]
-            qp[r] = d.gap[c]
-            a0[r] = d.gap[c] < 0.0
+            pcols[r, :nn] = ccols[c, :nn]
+            pvals[r, :nn] = HN[r, :nn]
+            qp[r] = gap[c]
+            a0[r] = gap[c] < 0.0
         if const_M:
             Xp, Wp = delassus_sparse(pcols, pvals, pnnz, m.Minv_const)
         else:
@@ -327,7 +344,7 @@ def project_positions(m, d, upot):
             break
         for r in range(mp):
             for i in range(n):
-                d.q[i] += Xp[i, r] * tau[r]
+                q[i] += Xp[i, r] * tau[r]
         u_before = upot
         upot = evaluate(m, d, not const_M)
         d.energy[ACC_PROJECTION] += upot - u_before
@@ -339,13 +356,14 @@ def record_step(m, d, rows, step, upot, record):
     """Recording: the smallest gap so far, and (if record) the signal row of the new state in
     rows[step]. Returns (NOT_FINITE, column or -1) if a recorded value, the energy or a gap is not
     finite (no such row is ever handed out), else (OK, -1)."""
-    for c in range(m.ci.shape[0]):
-        if d.gap[c] < d.stats[ST_MINGAP]:
-            d.stats[ST_MINGAP] = d.gap[c]
+    gap, stats = d.gap, d.stats
+    for c in range(gap.shape[0]):
+        if gap[c] < stats[ST_MINGAP]:
+            stats[ST_MINGAP] = gap[c]
     if record:
         kin = 0.5 * d.v @ (d.M @ d.v)
         write_row(m, d, rows[step], kin, upot)
-        col = _first_nonfinite(rows[step], d.stats)
+        col = _first_nonfinite(rows[step], stats)
         if col >= 0:
             return NOT_FINITE, col
     elif not (np.isfinite(upot) and np.isfinite(d.energy.sum())):
@@ -358,10 +376,10 @@ def record_step(m, d, rows, step, upot, record):
 def write_row(m, d, row, kin, upot):
     """The signal row of the state in d, its kinetic and potential energies given (SignalLayout order)."""
     lay = m.layout
-    n = d.q.shape[0]
-    acc_e = d.energy
-    row[0] = d.t[0]
-    row[lay.q:lay.q + n] = d.q
+    q, acc_e, gap, lamN, lamT, status, u = d.q, d.energy, d.gap, d.lamN, d.lamT, d.status, d.u
+    n = q.shape[0]
+    row[T_COLUMN] = d.t[0]
+    row[lay.q:lay.q + n] = q
     row[lay.v:lay.v + n] = d.v
     k = lay.energy
     diss = acc_e[ACC_IMPACT] + acc_e[ACC_FRICTION] + acc_e[ACC_DAMPING]
@@ -377,16 +395,16 @@ def write_row(m, d, row, kin, upot):
     row[k + E_RESIDUAL] = kin + upot + diss - acc_e[ACC_ACTUATORS] - acc_e[ACC_PROJECTION] - acc_e[ACC_E0]
     h = m.fs[FS_H]
     k = lay.contacts
-    for c in range(d.gap.shape[0]):
-        row[k + C_GAP] = d.gap[c]
-        row[k + C_PN] = d.lamN[c]
-        row[k + C_PT] = d.lamT[c]
-        row[k + C_STATUS] = d.status[c]
-        row[k + C_FN] = d.lamN[c] / h
-        row[k + C_FT] = d.lamT[c] / h
+    for c in range(gap.shape[0]):
+        row[k + C_GAP] = gap[c]
+        row[k + C_PN] = lamN[c]
+        row[k + C_PT] = lamT[c]
+        row[k + C_STATUS] = status[c]
+        row[k + C_FN] = lamN[c] / h
+        row[k + C_FT] = lamT[c] / h
         k += N_CONTACT_SIGNALS
-    for i in range(d.u.shape[0]):
-        row[lay.actuators + i] = d.u[i]
+    for i in range(u.shape[0]):
+        row[lay.actuators + i] = u[i]
 
 
 @njit(cache=True)
