@@ -19,8 +19,16 @@ SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
 NSTEPS = 300
 
 
+def load_scene(path):
+    try:  # the scene package since issue 9; before it, the engine re-exported it
+        from nsgui.scene import load_scene as load
+    except ImportError:
+        from nsgui.engine import load_scene as load
+    return load(path)
+
+
 def _scene_runs(out):
-    from nsgui.engine import load_scene, simulate
+    from nsgui.engine import simulate
     for path in sorted(SCENES.glob("*.json")):
         scene = load_scene(path)
         for projection in (False, True):
@@ -35,7 +43,7 @@ def _scene_runs(out):
 
 
 def _model_queries(out):
-    from nsgui.engine import compile_scene, load_scene
+    from nsgui.engine import compile_scene
     for path in sorted(SCENES.glob("*.json")):
         m = compile_scene(load_scene(path))
         q = m.q0 + 0.01 * np.arange(m.nq)
@@ -50,7 +58,7 @@ def _model_queries(out):
 
 
 def _simulator_paths(out):
-    from nsgui.engine import Simulator, compile_scene, load_scene
+    from nsgui.engine import Simulator, compile_scene
     arm = compile_scene(load_scene(SCENES / "two_link_arm.json"))
     sim = Simulator(arm)
 

@@ -6,8 +6,9 @@ these splits may change a number."""
 import numpy as np
 import pytest
 
-from nsgui.engine import Simulator, codes, compile_scene, load_scene, simulate
+from nsgui.engine import Simulator, codes, compile_scene, simulate
 from nsgui.engine.signals import SignalLayout
+from nsgui.scene import load_scene
 from tests.helpers import scene_path
 
 SCENES = ["bouncing_ball", "double_pendulum_wall", "newtons_cradle", "two_link_arm", "rocking_block",

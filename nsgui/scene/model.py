@@ -7,7 +7,7 @@ only the keys of their `type` are written and compared.
 from __future__ import annotations
 
 import json
-import os  # noqa: F401 -- tests patch scene.os to make an atomic save fail
+import os
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 
