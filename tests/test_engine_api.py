@@ -242,3 +242,27 @@ def test_python_controller_keeps_sampling_after_the_state_is_rewound():
     calls.clear()
     sim.run(10)
     assert calls and calls[0] == pytest.approx(0.05)
+
+
+def test_snapshots_taken_inside_a_long_run_equal_get_state_at_their_steps():
+    """`snapshot_every` keeps, inside one `run(n)`, the states get_state() gives after the same steps
+    (the first step ending 20 ms after the start, then 20 ms after each kept one), and they survive
+    pickling (the window sends them to another process)."""
+    import pickle
+    model = compile_scene(load_scene(SCENES / "default.json"))
+    sim = Simulator(model)
+    sim.snapshot_every(0.02)
+    sim.run(300)
+    got = pickle.loads(pickle.dumps(sim.pop_snapshots()))
+    ref, expect, last = Simulator(model), [], 0.0
+    for _ in range(300):
+        ref.step()
+        if ref.t >= last + 0.02 - 1e-12:
+            expect.append(ref.get_state())
+            last = ref.t
+    assert len(got) == len(expect) == 15
+    for a, b in zip(got, expect):
+        for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats",
+                     "step_count", "row"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert sim.pop_snapshots() == []

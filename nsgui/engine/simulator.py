@@ -56,6 +56,25 @@ class SimState:
                         self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
                         dict(self.external_next))
 
+    # Snapshots cross a pipe thousands of times a second (the window's simulation process): pickled
+    # as the bytes of one flat array, which costs a tenth of pickling a dozen small arrays.
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        names = [k for k, a in d.items() if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype == np.float64]
+        sizes = [len(d[k]) for k in names]
+        flat = np.concatenate([d.pop(k) for k in names]) if names else np.empty(0)
+        d["_packed"] = (names, sizes, flat.tobytes())
+        return d
+
+    def __setstate__(self, d):
+        names, sizes, data = d.pop("_packed")
+        flat = np.frombuffer(bytearray(data))
+        k = 0
+        for name, size in zip(names, sizes):
+            d[name] = flat[k:k + size]
+            k += size
+        self.__dict__.update(d)
+
 
 class Simulator:
     """Steps a compiled Model from its initial state (scene.initial)."""
@@ -66,6 +85,10 @@ class Simulator:
         self._layout = model.layout
         self._events = []
         self._external = []
+        # snapshots taken by the kernel: [next due time, interval (0 = off), count in this call]
+        self._snap_clock = np.array([np.inf, 0.0, 0.0])
+        self._status_cols = None  # columns of the contact statuses in a row (set on first use)
+        self._snapshots = []
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -82,6 +105,7 @@ class Simulator:
         gap = self._row[self._layout.contact_columns("gap")]
         d.stats[codes.ST_MINGAP] = min(0.0, gap.min()) if m.ncontacts else 0.0
         self._events.clear()
+        self._restart_snapshot_clock()
 
     @property
     def t(self):
@@ -122,6 +146,53 @@ class Simulator:
         for c in self._external:  # a controller the snapshot does not know is sampled at once
             c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
         st.state_row(*self._args, self._row, False)
+        self._restart_snapshot_clock()
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot_every(self, interval):
+        """From now on keep the state (a SimState) after every step that ends at least `interval`
+        seconds after the previous kept one (the first: `interval` after the current time), without
+        leaving the compiled loop; `pop_snapshots()` hands them over (a state's `row` is None when
+        the run did not record rows). None or 0 stops."""
+        self._snap_clock[1] = float(interval) if interval else 0.0
+        self._restart_snapshot_clock()
+
+    def pop_snapshots(self):
+        out, self._snapshots = self._snapshots, []
+        return out
+
+    def _restart_snapshot_clock(self):
+        self._snap_clock[0] = self.t + self._snap_clock[1] - 1e-12
+        self._snapshots = []
+
+    def _snapshot_sizes(self):
+        """Sizes of the state arrays in a kernel snapshot row, after its step index and time
+        (the order of stepper.keep_snapshot and of SimState)."""
+        d = self._data
+        return [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.next_sample, d.stats)]
+
+    def _snapshot_buffer(self, nsteps):
+        width = 2 + sum(self._snapshot_sizes())
+        interval = self._snap_clock[1]
+        if interval <= 0.0:
+            return np.empty((0, width))
+        spacing = max(1, int(interval / self.model.dt) - 1)  # fewest steps between two snapshots
+        return np.empty((min(nsteps, nsteps // spacing + 2), width))
+
+    def _keep_snapshots(self, buf, rows, step_count0):
+        """SimStates from the kernel's snapshot rows (the values get_state() would have given: the
+        Python controllers' next sample times do not change inside a kernel call)."""
+        sizes = self._snapshot_sizes()
+        external_next = {self.model.actuator_names[c.index]: c.next_sample for c in self._external}
+        for b in buf[: int(self._snap_clock[2])].copy():  # one copy; each state's arrays view its row
+            step = int(b[0])
+            parts, k = [], 2
+            for size in sizes:
+                parts.append(b[k:k + size])
+                k += size
+            row = rows[step].copy() if len(rows) > step else None
+            self._snapshots.append(SimState(float(b[1]), *parts, step_count0 + step + 1, row,
+                                            dict(external_next)))
 
     # ------------------------------------------------------------------ controllers
     def set_controller(self, actuator, law, period=None):
@@ -154,22 +225,23 @@ class Simulator:
     def run(self, nsteps, record=True):
         """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
 
-        On a numerical failure raises SimulationError; the rows computed before it are in
-        `err.rows` and the simulator holds the last good state.
+        On a numerical failure raises SimulationError. On any failure (a Python control law's
+        exception too) the rows computed before it are in `err.rows` and the simulator holds the
+        last good state.
         """
         if not self._external:
             return self._run(nsteps, record)
         chunks, done = [], 0
-        while done < nsteps:
-            try:
+        try:
+            while done < nsteps:
                 self._sample_controllers()
                 k = min(nsteps - done, steps_until_next_sample(self._external, self.t, self.model.dt))
                 chunks.append(self._run(k, record))
-            except SimulationError as e:
-                tail = getattr(e, "rows", np.empty((0, len(self.signal_names))))
-                e.rows = np.vstack(chunks + [tail]) if record else tail
-                raise
-            done += k
+                done += k
+        except Exception as e:  # a failing step or a failing Python law: keep the rows made before it
+            tail = getattr(e, "rows", np.empty((0, len(self.signal_names))))
+            e.rows = np.vstack(chunks + [tail]) if record else tail
+            raise
         return np.vstack(chunks) if record else np.empty((0, len(self.signal_names)))
 
     def _run(self, nsteps, record=True):
@@ -183,7 +255,11 @@ class Simulator:
         rows = np.empty((nsteps if record else 0, len(self.signal_names)))
         prev_status = self._data.status.copy()
         prev_warnings = stats[codes.ST_WARNINGS]
-        code, done, cand = st.run_steps(nsteps, rows, *self._args)
+        snaps = self._snapshot_buffer(nsteps)
+        self._snap_clock[2] = 0
+        code, done, cand = st.run_steps(nsteps, rows, *self._args, snaps, self._snap_clock)
+        if self._snap_clock[2]:
+            self._keep_snapshots(snaps, rows, self.step_count)
         self.step_count += done
         new_warnings = int(stats[codes.ST_WARNINGS] - prev_warnings)
         if new_warnings:
@@ -242,10 +318,17 @@ class Simulator:
         m = self.model
         if not m.ncontacts:
             return
-        cols = self._layout.contact_columns("status")
-        S = np.vstack([prev_status[None, :], rows[:, cols]])
+        if self._status_cols is None:
+            self._status_cols = self._layout.contact_columns("status")
+        S = np.empty((len(rows) + 1, m.ncontacts))
+        S[0] = prev_status
+        S[1:] = rows[:, self._status_cols]
+        mask = S[1:] != S[:-1]
+        mask |= S[1:] == codes.IMPACT
+        if not mask.any():  # the usual case: cheap, as the batch path calls this for short runs too
+            return
         t = rows[:, 0]
-        changed = np.nonzero((S[1:] != S[:-1]) | (S[1:] == codes.IMPACT))
+        changed = np.nonzero(mask)
         for k, c in zip(*changed):
             s = int(S[k + 1, c])
             if s == codes.OPEN and S[k, c] == codes.IMPACT:

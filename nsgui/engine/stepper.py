@@ -12,6 +12,8 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
   project_positions  optional: moves q along M⁻¹Hᵀ to remove penetration (velocities untouched) and
                    books the potential energy it changes
   record_step      the signal row (signals.SignalLayout)
+  keep_snapshot    at the requested interval, the whole state in a row of a snapshot buffer (resume
+                   points without leaving the loop)
 Each phase reads and writes the run's Data d (arrays.py) with the constant ModelArrays m; only the
 contact problem's arrays are allocated per step. The phases bind the structref fields they use to
 locals first: every access to a field costs a reference count, too much inside a loop.
@@ -41,10 +43,11 @@ __all__ = ["run_steps", "state_row", "RUNAWAY_BOUND"]
 
 # ------------------------------------------------------------------ entries (called from Python)
 @njit(cache=True)
-def run_steps(nsteps, rows, m, d):
+def run_steps(nsteps, rows, m, d, snaps, snap_clock):
     """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
 
-    m, d: the structrefs of ModelArrays and Data (arrays.to_struct). Returns (code, steps_done,
+    m, d: the structrefs of ModelArrays and Data (arrays.to_struct). snaps, snap_clock: see
+    keep_snapshot (a 0-row buffer and a zero interval take none). Returns (code, steps_done,
     failing candidate or -1; for NOT_FINITE and RUNAWAY the signal column at fault). The state in d
     is updated in place; on failure it holds the last good state (but for a non-finite energy or gap,
     found once the step is taken: that step's row is not written).
@@ -81,6 +84,7 @@ def run_steps(nsteps, rows, m, d):
         if code != OK:
             return code, step, col
         d.stats[ST_STEPS] += 1
+        keep_snapshot(d, snaps, snap_clock, step)
     return OK, nsteps, -1
 
 
@@ -371,7 +375,41 @@ def record_step(m, d, rows, step, upot, record):
     return OK, -1
 
 
+@njit(cache=True)
+def keep_snapshot(d, snaps, clock, step):
+    """clock = [next due time, interval (<= 0: none), snapshots in this call]. After a step that
+    ends at t >= the due time, writes step, t and the state (q, v, energy, lamN, lamT, status, u,
+    next_sample, stats: SimState's order) to the next row of snaps; the next one is due at
+    t + interval - 1e-12 (the per-step rule the window's worker followed)."""
+    t = d.t[0]
+    if clock[1] <= 0.0 or t < clock[0]:
+        return
+    k = int(clock[2])
+    if k < snaps.shape[0]:
+        out = snaps[k]
+        out[0] = step
+        out[1] = t
+        j = _put(out, 2, d.q)
+        j = _put(out, j, d.v)
+        j = _put(out, j, d.energy)
+        j = _put(out, j, d.lamN)
+        j = _put(out, j, d.lamT)
+        j = _put(out, j, d.status)
+        j = _put(out, j, d.u)
+        j = _put(out, j, d.next_sample)
+        _put(out, j, d.stats)
+        clock[2] = k + 1
+    clock[0] = t + clock[1] - 1e-12
+
+
 # ------------------------------------------------------------------ helpers
+@njit(cache=True)
+def _put(out, k, a):
+    for i in range(a.shape[0]):
+        out[k + i] = a[i]
+    return k + a.shape[0]
+
+
 @njit(cache=True)
 def write_row(m, d, row, kin, upot):
     """The signal row of the state in d, its kinetic and potential energies given (SignalLayout order)."""

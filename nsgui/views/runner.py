@@ -285,34 +285,67 @@ class SimRunner:
             self._snaps = [(0, sim.t, sim.get_state())]
             self._new_run = True
             self._last_snap_t = sim.t
+            if hasattr(sim, "snapshot_every"):  # the engine takes them inside its batch loop
+                sim.snapshot_every(self.snapshot_interval)
         except Exception as exc:  # bad model: report, keep the worker alive
             self.sim = None
             self._running = False
             self._errors.append(f"cannot start the simulation: {exc}")
 
     def _run_steps(self, sim, n):
-        """Step n times outside the lock; returns rows, snapshots, events and an error message."""
+        """Step n times outside the lock; returns rows, snapshots (row index in rows, t, state),
+        events and an error message (None when all went well)."""
+        if hasattr(sim, "snapshot_every"):
+            return self._run_batch(sim, n)
+        return self._run_one_by_one(sim, n)
+
+    def _run_batch(self, sim, n):
+        """The engine's batch path: one kernel call for the whole batch, which also takes the
+        snapshots at their interval, so a batch costs what `Simulator.run` costs."""
+        s0 = sim.step_count
+        error = None
+        try:
+            rows = sim.run(n)
+        except Exception as exc:
+            rows = getattr(exc, "rows", None)
+            error = self._failure_message(sim, exc)
+        if rows is None or not len(rows):
+            rows = np.empty((0, len(self._names)))
+        snaps = [(s.step_count - s0 - 1, s.t, s) for s in sim.pop_snapshots()]
+        return rows, snaps, self._pop_events(sim), error
+
+    def _run_one_by_one(self, sim, n):
+        """A simulator with only `step()` (a stand-in): a snapshot once t >= the previous one +
+        the interval, the rule the engine's snapshots follow."""
         rows = []
         snaps = []
-        events = []
         error = None
         interval = self.snapshot_interval
         for _ in range(n):
             try:
                 sim.step()
             except Exception as exc:
-                t = getattr(exc, "t", sim.t)
-                error = f"simulation stopped at t = {t:.6g} s: {exc}"
-                if not type(exc).__name__ == "SimulationError":
-                    error += "\n" + traceback.format_exc(limit=3)
+                error = self._failure_message(sim, exc)
                 break
             rows.append(sim.signal_vector())
             if sim.t >= self._last_snap_t + interval - 1e-12:
                 snaps.append((len(rows) - 1, sim.t, sim.get_state()))
                 self._last_snap_t = sim.t
-        try:
-            events = list(sim.pop_events())
-        except Exception:
-            events = []
         arr = np.asarray(rows, dtype=float) if rows else np.empty((0, len(self._names)))
-        return arr, snaps, events, error
+        return arr, snaps, self._pop_events(sim), error
+
+    @staticmethod
+    def _pop_events(sim):
+        try:
+            return list(sim.pop_events())
+        except Exception:
+            return []
+
+    @staticmethod
+    def _failure_message(sim, exc):
+        t = getattr(exc, "t", None)
+        t = sim.t if t is None else t
+        msg = f"simulation stopped at t = {t:.6g} s: {exc}"
+        if type(exc).__name__ != "SimulationError":
+            msg += "\n" + traceback.format_exc(limit=3)
+        return msg

@@ -1,8 +1,10 @@
 """The simulation worker thread, tested against a stand-in simulator (no Qt needed)."""
 
+import os
 import time
 
 import numpy as np
+import pytest
 
 from nsgui.views.runner import SimRunner
 from .fake_sim import FakeModel, FakeSimulator
@@ -127,3 +129,213 @@ def test_simulation_error_is_reported_not_raised():
     assert errors and "solver failed" in errors[0]
     assert not r.running
     assert r.quit()
+
+
+# ---------------------------------------------------------------- the real engine through the worker
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _model(name):
+    from nsgui.engine import compile_scene, load_scene
+    return compile_scene(load_scene(os.path.join(ROOT, "resources", "scenes", name + ".json")))
+
+
+def _drain_run(runner, nrows, timeout=60.0):
+    """Rows, snapshots (absolute row index, t, state), events and errors of one run, until the
+    worker has stopped with at least `nrows` rows or reported an error."""
+    rows, snaps, events, errors, n = [], [], [], [], 0
+    end = time.time() + timeout
+    while time.time() < end:
+        d = runner.drain()
+        snaps += [(n + i, t, s) for i, t, s in d.snapshots]
+        n += len(d.rows)
+        if len(d.rows):
+            rows.append(d.rows)
+        events += d.events
+        errors += d.errors
+        if (n >= nrows or errors) and not runner.busy:
+            d = runner.drain()  # anything added meanwhile
+            snaps += [(n + i, t, s) for i, t, s in d.snapshots]
+            rows += [d.rows] if len(d.rows) else []
+            events += d.events
+            break
+        time.sleep(0.005)
+    return np.concatenate(rows), snaps, events, errors
+
+
+def _per_step_snapshots(model, nsteps, interval):
+    """Snapshots as the worker took them before batching: after each step, once t >= the previous
+    snapshot's time + interval."""
+    from nsgui.engine import Simulator
+    sim = Simulator(model)
+    out, last = [(0, sim.t, sim.get_state())], sim.t
+    for i in range(1, nsteps + 1):
+        sim.step()
+        if sim.t >= last + interval - 1e-12:
+            out.append((i, sim.t, sim.get_state()))
+            last = sim.t
+    return out
+
+
+def _assert_same_state(a, b):
+    for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats",
+                 "step_count", "row"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize("scene", ["default", "two_link_arm"])
+def test_worker_rows_equal_simulator_run_bit_for_bit(scene):
+    """Flat out, through a small buffer (back-pressure), up to run_until: the rows are those of one
+    `Simulator.run`, the run stops at the exact step, the snapshots land where the per-step worker
+    put them (same rows, same states) and the events are the engine's."""
+    from nsgui.engine import Simulator
+    model = _model(scene)
+    nsteps = 1500
+    t_end = nsteps * model.dt
+    r = SimRunner(Simulator, buffer_rows=400, snapshot_interval=0.02)
+    r.set_speed(None)
+    r.load(model, running=False)
+    r.run_until(t_end)
+    rows, snaps, events, errors = _drain_run(r, nsteps + 1)
+    assert r.quit()
+    assert not errors
+    ref = Simulator(model)
+    expect = np.vstack([ref.signal_vector()[None, :], ref.run(nsteps)])
+    ref_events = ref.pop_events()
+    assert rows.shape == expect.shape  # stopped exactly at the requested step, not one later
+    np.testing.assert_array_equal(rows, expect)
+    assert rows[-1, 0] == expect[-1, 0]
+    assert [(e.t, e.kind, e.name) for e in events] == [(e.t, e.kind, e.name) for e in ref_events]
+    assert ref_events  # the scenes have impacts: events were compared, not two empty lists
+    before = _per_step_snapshots(model, nsteps, 0.02)
+    got = snaps[:-1] if snaps[-1][0] == snaps[-2][0] else snaps  # the pause adds the exact end state
+    assert [(i, t) for i, t, _ in got[:len(before)]] == [(i, t) for i, t, _ in before]
+    for (_, _, a), (_, _, b) in zip(got, before):
+        _assert_same_state(a, b)
+    assert snaps[-1][0] == nsteps and snaps[-1][1] == expect[-1, 0]  # paused: the resume point
+
+
+def test_run_until_stops_at_the_exact_step_when_paced():
+    from nsgui.engine import Simulator
+    model = _model("bouncing_ball")
+    r = SimRunner(Simulator)
+    r.set_speed(1.0)
+    r.load(model, running=False)
+    r.run_until(60 * model.dt)
+    rows, _, _, errors = _drain_run(r, 61)
+    assert r.quit()
+    assert not errors and len(rows) == 61
+    ref = Simulator(model)
+    np.testing.assert_array_equal(rows[1:], ref.run(60))
+
+
+def test_python_controller_runs_in_batches_and_a_failing_law_keeps_the_rows():
+    """A Python law sampled every 10 ms drives the arm in the worker as in `Simulator.run`; when the
+    law raises at t > 0.305 s, the rows up to that step are delivered with the error."""
+    from nsgui.engine import Simulator
+    model = _model("two_link_arm")
+
+    def make(model, fail_after=None):
+        sim = Simulator(model)
+
+        def law(t, q, v, m):
+            if fail_after is not None and t > fail_after:
+                raise ValueError("the law gave up")
+            return 5.0 * np.sin(7.0 * t) - 3.0 * v[0]
+        sim.set_controller("shoulder_motor", law, period=0.01)
+        return sim
+
+    r = SimRunner(make)
+    r.set_speed(None)
+    r.load(model, running=False)
+    r.run_until(600 * model.dt)
+    rows, _, _, errors = _drain_run(r, 601)
+    assert not errors
+    ref = make(model)
+    np.testing.assert_array_equal(rows[1:], ref.run(600))
+
+    r2 = SimRunner(lambda m: make(m, fail_after=0.305))
+    r2.set_speed(None)
+    r2.load(model, running=True)
+    rows2, _, _, errors2 = _drain_run(r2, 10**9)
+    assert r.quit() and r2.quit()
+    assert len(errors2) == 1 and "the law gave up" in errors2[0]
+    assert not r2.running
+    # the law is sampled at 0.30 (fine) and 0.31 (raises): every step before 0.31 s is kept
+    n_ok = len(rows2) - 1
+    assert abs(rows2[-1, 0] - 0.31) < 0.5 * model.dt
+    np.testing.assert_array_equal(rows2[1:], rows[1:n_ok + 1])
+
+
+def test_simulation_error_of_the_engine_keeps_the_rows_before_it():
+    """The engine fails inside a batch (a law returns NaN from t = 0.2 s: the state stops being
+    finite): the worker delivers exactly the rows the engine kept, and the engine's message."""
+    from nsgui.engine import Simulator, SimulationError
+    model = _model("two_link_arm")
+
+    def make(model):
+        sim = Simulator(model)
+        sim.set_controller("shoulder_motor", lambda t, q, v, m: float("nan") if t > 0.2 else 1.0)
+        return sim
+
+    ref = make(model)
+    with pytest.raises(SimulationError) as info:
+        ref.run(2000)
+    kept = info.value.rows
+    r = SimRunner(make)
+    r.set_speed(None)
+    r.load(model, running=True)
+    rows, _, _, errors = _drain_run(r, 10**9)
+    assert r.quit()
+    assert len(errors) == 1 and str(info.value) in errors[0]
+    np.testing.assert_array_equal(rows[1:], kept)
+
+
+def test_worker_steps_in_batches_not_one_kernel_call_per_step(monkeypatch):
+    """Flat out, the worker hands whole batches to the engine: with batches allowed to be long, a
+    1500-step run takes a handful of `Simulator.run` calls (it took 1500 when the worker stepped
+    one step at a time), and snapshots still come every 20 ms."""
+    import nsgui.views.runner as runner_module
+    from nsgui.engine import Simulator
+    monkeypatch.setattr(runner_module, "BATCH_SECONDS", 1000.0)
+    calls = []
+
+    class Counting(Simulator):
+        def run(self, nsteps, record=True):
+            calls.append(nsteps)
+            return super().run(nsteps, record)
+
+    model = _model("default")
+    r = SimRunner(Counting, snapshot_interval=0.02)
+    r.set_speed(None)
+    r.load(model, running=False)
+    r.run_until(1500 * model.dt)
+    rows, snaps, _, errors = _drain_run(r, 1501)
+    assert r.quit()
+    assert not errors and len(rows) == 1501
+    assert sum(calls) == 1500 and len(calls) <= 3, calls
+    assert len(snaps) >= 1500 * model.dt / 0.02
+
+
+def test_window_process_rows_and_snapshots_equal_the_engine():
+    """The window's path (the worker in a child process, rows and snapshots through a pipe) gives
+    the rows of `Simulator.run` bit for bit, and snapshots equal to get_state() at the same steps."""
+    from nsgui.engine import Simulator
+    from nsgui.views.process_runner import ProcessRunner
+    model = _model("default")
+    nsteps = 700
+    r = ProcessRunner(snapshot_interval=0.02)
+    try:
+        r.set_speed(None)
+        r.load(model, running=False)
+        r.run_until(nsteps * model.dt)
+        rows, snaps, _, errors = _drain_run(r, nsteps + 1, timeout=120)
+    finally:
+        assert r.quit()
+    assert not errors
+    ref = Simulator(model)
+    np.testing.assert_array_equal(rows, np.vstack([ref.signal_vector()[None, :], ref.run(nsteps)]))
+    before = _per_step_snapshots(model, nsteps, 0.02)
+    assert [(i, t) for i, t, _ in snaps[:len(before)]] == [(i, t) for i, t, _ in before]
+    for (_, _, a), (_, _, b) in zip(snaps, before):
+        _assert_same_state(a, b)
