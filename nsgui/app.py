@@ -43,6 +43,31 @@ def _echo_error(level, text):
         sys.stderr.write(f"nsgui: {text}\n")
 
 
+def _leave_on_signals(app, window):
+    """SIGTERM, SIGHUP and Ctrl-C end the event loop (no save question: unsaved edits stay in the
+    recovery file, written now) so that gui_main's exit path runs: the simulation process is told
+    to quit and the history's spill folder is removed. Exit status 128 + the signal's number.
+    Python runs a signal handler only between bytecodes: a timer lets it in while Qt waits."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    from nsgui.views.autosave import Autosave
+
+    def leave(signum, frame):
+        for autosave in window.findChildren(Autosave):
+            autosave.tick()
+        app.exit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), leave)
+    timer = QTimer()
+    timer.timeout.connect(lambda: None)
+    timer.start(200)
+    return timer
+
+
 def gui_main(args=None):
     """Open the window; `args` as parsed by nsgui.__main__ (or an argument list)."""
     if args is None or isinstance(args, (list, tuple)):
@@ -60,6 +85,8 @@ def gui_main(args=None):
         return 2
     unattended = args.run_for is not None or args.screenshot
 
+    from nsgui.engine.recorder import remove_own_spill_dirs, remove_stale_spill_dirs
+    remove_stale_spill_dirs()  # history folders of windows that were killed
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -67,6 +94,7 @@ def gui_main(args=None):
     app.setOrganizationName("nsgui")
     from nsgui.views.main_window import MainWindow
     window = MainWindow()
+    signal_timer = _leave_on_signals(app, window)  # noqa: F841 (kept alive until exit)
     if unattended:  # the window may never be looked at: errors (a scene that cannot be opened) go to stderr too
         window.messages.posted.connect(_echo_error)
     window.show()
@@ -111,6 +139,7 @@ def gui_main(args=None):
         timer.start(50)
     code = app.exec()
     window.controller.shutdown()
+    remove_own_spill_dirs()  # os._exit below skips atexit handlers
     code = exit_code["code"] or code
     # Leave without Python's finalizer: tearing down Qt, OpenGL and numba objects in arbitrary
     # order at interpreter exit can abort ("bool_dealloc") after everything was saved.

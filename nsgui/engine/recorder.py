@@ -5,10 +5,16 @@ in fixed-size chunks; when the chunks held in memory exceed `memory_cap` bytes, 
 chunks are written to temporary .npy files and read back through memory maps, so nothing is ever
 dropped. Snapshots (`Simulator.get_state()`) taken every `snapshot_interval` seconds of simulated
 time let a run be resumed from a past moment (a new branch: `truncate_after`).
+
+Spill folders are named `nsgui-history-<pid>-<random>` in the temp dir. They are removed when their
+recorder is closed or collected, and all of this process's at exit (`remove_own_spill_dirs`: the
+window calls it before leaving through os._exit, atexit otherwise). Folders of processes that no
+longer exist (killed) are removed at the next start by `remove_stale_spill_dirs`.
 """
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import os
 import shutil
@@ -18,10 +24,54 @@ from typing import Any
 
 import numpy as np
 
+from nsgui.pids import pid_alive
+
 from .signals import T_COLUMN
 
 DEFAULT_MEMORY_CAP = 512 * 1024 * 1024
 DEFAULT_CHUNK_ROWS = 16384
+SPILL_PREFIX = "nsgui-history-"
+_own_spill_dirs: set[str] = set()
+
+
+def _new_spill_dir(parent=None) -> str:
+    path = tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=parent)
+    _own_spill_dirs.add(path)
+    return path
+
+
+def _remove_spill_dir(path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    _own_spill_dirs.discard(path)
+
+
+def remove_own_spill_dirs() -> None:
+    """Remove every spill folder this process made (its histories become unreadable)."""
+    for path in list(_own_spill_dirs):
+        _remove_spill_dir(path)
+
+
+def remove_stale_spill_dirs(parent=None) -> list[str]:
+    """Remove the spill folders in `parent` (default: the temp dir) whose process no longer exists;
+    returns their paths. Folders without a pid in their name (older versions) are left alone."""
+    parent = parent or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    for name in names:
+        pid, sep, _ = name[len(SPILL_PREFIX):].partition("-")
+        if not (name.startswith(SPILL_PREFIX) and sep and pid.isdigit()) or pid_alive(int(pid)):
+            continue
+        path = os.path.join(parent, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+atexit.register(remove_own_spill_dirs)
 
 
 @dataclass
@@ -32,15 +82,16 @@ class Snapshot:
 
 
 class Recorder:
-    def __init__(self, names, memory_cap=DEFAULT_MEMORY_CAP, chunk_rows=DEFAULT_CHUNK_ROWS,
-                 snapshot_interval=0.01, spill_dir=None):
+    def __init__(self, names, memory_cap=None, chunk_rows=None, snapshot_interval=0.01, spill_dir=None):
+        """`memory_cap`: bytes of rows kept in memory before spilling, `chunk_rows`: rows per chunk
+        (None: the module's DEFAULT_MEMORY_CAP and DEFAULT_CHUNK_ROWS, read at each call)."""
         self.names = list(names)
         if not self.names or self.names[T_COLUMN] != "t":
             raise ValueError("the first signal must be 't'")
         self._index = {n: i for i, n in enumerate(self.names)}
         self.ncols = len(self.names)
-        self.chunk_rows = int(chunk_rows)
-        self.memory_cap = int(memory_cap)
+        self.chunk_rows = int(DEFAULT_CHUNK_ROWS if chunk_rows is None else chunk_rows)
+        self.memory_cap = int(DEFAULT_MEMORY_CAP if memory_cap is None else memory_cap)
         self.snapshot_interval = float(snapshot_interval)
         self._spill_parent = spill_dir
         self._spill_dir = None
@@ -130,7 +181,7 @@ class Recorder:
             if self._spilled[k] is not None:
                 continue
             if self._spill_dir is None:
-                self._spill_dir = tempfile.mkdtemp(prefix="nsgui-history-", dir=self._spill_parent)
+                self._spill_dir = _new_spill_dir(self._spill_parent)
             path = os.path.join(self._spill_dir, f"chunk{k:06d}.npy")
             tmp = path + ".tmp.npy"
             np.save(tmp, self._chunks[k])
@@ -235,13 +286,13 @@ class Recorder:
         self._spilled.clear()
         self._n = 0
         if self._spill_dir:
-            shutil.rmtree(self._spill_dir, ignore_errors=True)
+            _remove_spill_dir(self._spill_dir)
             self._spill_dir = None
 
     def __del__(self):
         try:
             if self._spill_dir:
-                shutil.rmtree(self._spill_dir, ignore_errors=True)
+                _remove_spill_dir(self._spill_dir)
         except Exception:
             pass
 

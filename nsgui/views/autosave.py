@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer
 
 from nsgui.atomic import atomic_write_text
+from nsgui.pids import pid_alive
 
 AUTOSAVE_INTERVAL_MS = 5000
 
@@ -40,18 +41,6 @@ def recovery_dir() -> Path:
 def _write_json_atomic(path: Path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=1))
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass
@@ -91,7 +80,7 @@ def find_recoveries(directory: Path | None = None, include_own: bool = False) ->
             continue
         if pid == os.getpid() and not include_own:
             continue
-        if pid != os.getpid() and _pid_alive(pid):
+        if pid != os.getpid() and pid_alive(pid):
             continue  # another nsgui is running and owns it
         out.append(Recovery(scene, meta, info.get("path"), float(info.get("time", 0.0)), pid))
     out.sort(key=lambda r: -r.saved_at)

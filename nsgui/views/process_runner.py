@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import time
 
 import numpy as np
@@ -38,6 +39,10 @@ def _child_main(conn, snapshot_interval):
         os.nice(10)
     except (AttributeError, OSError):
         pass
+    # Ctrl-C in the terminal reaches the whole process group: the window decides when this process
+    # stops (it sends "quit"); if the window is gone, the pipe says so and this process leaves quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
     from nsgui.views.runner import SimRunner
     runner = SimRunner(_child_factory, snapshot_interval=snapshot_interval)
     gen = 0
@@ -68,7 +73,9 @@ def _child_main(conn, snapshot_interval):
                     sent += 1
                     conn.send((sent, ncmd, gen, busy, part))
             time.sleep(POLL_SECONDS)
-    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+            if os.getppid() != parent:  # the window died without a word (SIGKILL): nobody listens
+                return
+    except (EOFError, OSError, KeyboardInterrupt):  # the window went away (ConnectionResetError...)
         pass
     finally:
         runner.quit(timeout=2.0)

@@ -300,6 +300,10 @@ class SimulationController(QObject):
         self._closed = True
         self._timer.stop()
         self.runner.quit()
+        # the history goes with the window: its spill folder (can be GBs) is removed now
+        for rec in {id(r): r for r in (self.recorder, self.previous, self._pending_branch)
+                    if r is not None}.values():
+            rec.close()
 
     def flush(self, timeout=10.0):
         """Wait until the worker is idle and everything it produced is in the history (tests,

@@ -75,3 +75,55 @@ def test_snapshot_interval():
     for i in range(100):
         r.add_snapshot(i * 0.001, i, i)
     assert [s.row for s in r.snapshots] == list(range(0, 100, 10))
+
+
+def _dead_pid():
+    """The id of a process that has just exited (and been reaped)."""
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_spill_folder_is_named_with_the_pid_and_removed_on_close(tmp_path):
+    tmp_path = tmp_path / "tmp"  # the test's own folder also holds its state folder
+    tmp_path.mkdir()
+    r = Recorder(["t", "a", "b"], chunk_rows=100, memory_cap=1000, spill_dir=tmp_path)
+    r.append(rows(1000))
+    (folder,) = os.listdir(tmp_path)
+    assert folder.startswith(f"nsgui-history-{os.getpid()}-")
+    r.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_own_spill_folders_are_removed_at_exit(tmp_path):
+    tmp_path = tmp_path / "tmp"  # the test's own folder also holds its state folder
+    tmp_path.mkdir()
+    """remove_own_spill_dirs (what the window calls before os._exit, and atexit otherwise) removes
+    the folders of every recorder of this process, live ones too."""
+    from nsgui.engine.recorder import remove_own_spill_dirs
+    kept = []
+    for _ in range(2):
+        r = Recorder(["t", "a", "b"], chunk_rows=100, memory_cap=1000, spill_dir=tmp_path)
+        r.append(rows(500))
+        kept.append(r)
+    assert len(os.listdir(tmp_path)) == 2
+    remove_own_spill_dirs()
+    assert os.listdir(tmp_path) == []
+
+
+def test_start_up_removes_spill_folders_of_dead_processes_only(tmp_path):
+    tmp_path = tmp_path / "tmp"  # the test's own folder also holds its state folder
+    tmp_path.mkdir()
+    from nsgui.engine.recorder import remove_stale_spill_dirs
+    dead, live = _dead_pid(), os.getppid()
+    for name in (f"nsgui-history-{dead}-abc", f"nsgui-history-{live}-def", "nsgui-history-old12345",
+                 "unrelated-folder"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "chunk000000.npy").write_bytes(b"x" * 100)
+    (tmp_path / f"nsgui-history-{dead}-file").write_text("not a folder")
+    removed = remove_stale_spill_dirs(tmp_path)
+    assert removed == [str(tmp_path / f"nsgui-history-{dead}-abc")]
+    assert sorted(os.listdir(tmp_path)) == sorted([f"nsgui-history-{live}-def", "nsgui-history-old12345",
+                                                   "unrelated-folder", f"nsgui-history-{dead}-file"])

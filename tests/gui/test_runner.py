@@ -339,3 +339,39 @@ def test_window_process_rows_and_snapshots_equal_the_engine():
     assert [(i, t) for i, t, _ in snaps[:len(before)]] == [(i, t) for i, t, _ in before]
     for (_, _, a), (_, _, b) in zip(snaps, before):
         _assert_same_state(a, b)
+
+
+PARENT_DIES = """
+import os, signal, sys, time
+from nsgui.engine import compile_scene, load_scene
+from nsgui.views.process_runner import ProcessRunner
+if __name__ == "__main__":
+    r = ProcessRunner()
+    r.set_speed(None)
+    r.load(compile_scene(load_scene(sys.argv[1])), running=True)
+    print(r._proc.pid, flush=True)
+    # take MAX_IN_FLIGHT - 1 messages without acknowledging them and wait for the next one: the
+    # simulation process then waits for acknowledgements, and a message lies unread in the pipe
+    from nsgui.views.process_runner import MAX_IN_FLIGHT
+    for _ in range(MAX_IN_FLIGHT - 1):
+        r._conn.recv()
+    r._conn.poll(200)
+    os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+
+def test_simulation_process_leaves_quietly_when_the_window_dies(tmp_path):
+    """The window is terminated while a message of the simulation process waits unread in the pipe
+    (the simulation process then reads ECONNRESET, which printed a traceback): it exits quietly."""
+    import signal
+    import subprocess
+    import sys
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT_DIES)
+    proc = subprocess.run([sys.executable, str(script), os.path.join(ROOT, "resources", "scenes", "default.json")],
+                          capture_output=True, text=True, timeout=240,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
+    # run() returned once both processes closed the pipes: the simulation process has left too
+    assert proc.returncode == -signal.SIGTERM, proc.stderr
+    assert proc.stdout.split()[0].isdigit()
+    assert "Traceback" not in proc.stderr and "Error" not in proc.stderr, proc.stderr
