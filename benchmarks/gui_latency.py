@@ -3,7 +3,8 @@ repaints per second, and the steps per second the engine reaches with the GUI at
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/gui_latency.py [SCENE] [--seconds 4]
 
-Prints one line per scene; the bound the issue sets is a maximum gap under 50 ms.
+Prints one line per scene. The goal is a maximum gap under 50 ms: a figure that depends on the
+machine's load, so it is measured here; the test suite only checks for stalls (500 ms).
 """
 
 import argparse
@@ -12,6 +13,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOAL_MS = 50
 sys.path.insert(0, ROOT)
 
 
@@ -73,11 +75,13 @@ def main():
     from PySide6.QtWidgets import QApplication
     app = QApplication(sys.argv[:1])
     print(f"{'scene':24s} {'max gap':>8s} {'p95':>6s} {'median':>6s} {'3D fps':>7s} {'plot fps':>8s} "
-          f"{'rows/s':>8s}  renderer")
+          f"{'rows/s':>8s}  {'< 50 ms':7s} renderer")
     for scene in args.scenes:
         r = measure(app, scene, args.seconds)
         print(f"{r['scene']:24s} {r['max_gap_ms']:6.0f}ms {r['p95_gap_ms']:4.0f}ms {r['median_gap_ms']:4.0f}ms "
-              f"{r['frames_3d_per_s']:7.1f} {r['plot_paints_per_s']:8.1f} {r['rows_per_s']:8.0f}  {r['renderer']}")
+              f"{r['frames_3d_per_s']:7.1f} {r['plot_paints_per_s']:8.1f} {r['rows_per_s']:8.0f}  "
+              f"{'yes' if r['max_gap_ms'] < GOAL_MS else 'NO':7s} {r['renderer']}")
+    print(f"1-min load average at the end {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

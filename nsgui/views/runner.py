@@ -61,6 +61,7 @@ class SimRunner:
         self._stop_at = None  # pause when t >= this
         self._quit = False
         self._generation = 0
+        self._pace = 0  # bumped by every request that changes the pace: the worker re-anchors it
         # buffer (guarded by _cond)
         self._blocks: list[np.ndarray] = []
         self._nbuf = 0
@@ -97,12 +98,14 @@ class SimRunner:
     def play(self):
         with self._cond:
             self._running = True
+            self._pace += 1
             self._cond.notify_all()
 
     def pause(self):
         with self._cond:
             self._running = False
             self._steps_requested = 0
+            self._pace += 1
             self._cond.notify_all()
 
     def step(self, n=1):
@@ -115,6 +118,7 @@ class SimRunner:
         """Real-time factor in [0.01, 100], or None for as fast as possible."""
         with self._cond:
             self._speed = None if factor is None else float(min(max(factor, MIN_SPEED), MAX_SPEED))
+            self._pace += 1
             self._cond.notify_all()
 
     def run_until(self, t):
@@ -122,6 +126,7 @@ class SimRunner:
         with self._cond:
             self._stop_at = t
             self._running = True
+            self._pace += 1
             self._cond.notify_all()
 
     @property
@@ -188,7 +193,7 @@ class SimRunner:
 
     def _loop_body(self):
         batch = 16
-        anchor = None  # (wall, sim t) for real-time pacing
+        anchor = None  # (wall, sim t, pace request) for real-time pacing
         rate_t0, rate_steps, rate_sim = time.perf_counter(), 0, 0.0
         while True:
             with self._cond:
@@ -213,12 +218,13 @@ class SimRunner:
                 n = min(self._steps_requested, 1000) if single else batch
                 speed = self._speed
                 stop_at = self._stop_at
+                pace = self._pace
             sim = self.sim
             dt = float(sim.model.dt)
             if not single and speed is not None:
                 now = time.perf_counter()
-                if anchor is None:
-                    anchor = (now, sim.t)
+                if anchor is None or anchor[2] != pace:  # new speed, or paused and played again
+                    anchor = (now, sim.t, pace)
                 target = anchor[1] + speed * (now - anchor[0])
                 due = int((target - sim.t) / dt + 1e-9)
                 if due <= 0:
@@ -228,7 +234,7 @@ class SimRunner:
                     continue
                 n = min(due, max(batch, 1))
                 if due > 5 * max(batch, 1):  # can't keep up: don't try to catch up later
-                    anchor = (now, sim.t)
+                    anchor = (now, sim.t, pace)
             if stop_at is not None and not single:
                 n = max(1, min(n, int(round((stop_at - sim.t) / dt))))
             t0 = time.perf_counter()

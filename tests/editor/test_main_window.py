@@ -40,13 +40,13 @@ def test_build_play_pause_edit_reset(main_window, qtbot):
     assert w.document.problems() == []
     assert w.windowTitle().endswith("nsgui") and w.isWindowModified()
     w.play()
-    qtbot.waitUntil(lambda: w.is_running(), timeout=5000)
+    qtbot.waitUntil(lambda: w.is_running(), timeout=60000)
     assert canvas.read_only
     m.tool("disk")                      # ignored: the tools are disabled while running
     m.click(0.5, 0.5)
     assert len(w.document.scene.bodies) == 1
     w.controller.pause()
-    qtbot.waitUntil(lambda: not w.is_running(), timeout=5000)
+    qtbot.waitUntil(lambda: not w.is_running(), timeout=60000)
     assert not canvas.read_only
     # an edit while paused, taken by Reset
     ed.canvas.set_selection([("body", "ball")])

@@ -11,7 +11,7 @@ from .fake_sim import FakeModel, FakeSimulator
 
 
 def collect(runner, until, timeout=10.0):
-    out, gen = [], None
+    out = []
     end = time.time() + timeout
     while time.time() < end:
         d = runner.drain()
@@ -40,6 +40,19 @@ def test_steps_flow_without_loss_and_match_a_direct_run():
     np.testing.assert_allclose(got, np.array(expect), rtol=0, atol=0)
 
 
+def wait_idle(runner, timeout=60.0):
+    """Drains until the worker has nothing more to deliver; returns the drains."""
+    out = []
+    end = time.time() + timeout
+    while time.time() < end:
+        out.append(runner.drain())
+        if not runner.busy:
+            out.append(runner.drain())
+            return out
+        time.sleep(0.005)
+    raise AssertionError("the worker did not become idle")
+
+
 def test_single_steps_pause_and_reset_discard_old_rows():
     r = SimRunner(FakeSimulator)
     r.load(FakeModel(), running=False)
@@ -48,39 +61,81 @@ def test_single_steps_pause_and_reset_discard_old_rows():
     assert len(got) == 6 and got[-1, 0] == np.float64(0.005) or abs(got[-1, 0] - 0.005) < 1e-12
     r.set_speed(None)
     r.play()
-    time.sleep(0.1)
+    collect(r, lambda out, d: sum(map(len, out)) > 100)  # it is running
     r.load(FakeModel(e=0.9), running=False)  # reset while running
-    d = r.drain()
-    time.sleep(0.1)
-    d2 = r.drain()
-    rows = [x for x in (d.rows, d2.rows) if len(x)]
-    assert rows and rows[0][0, 0] == 0.0 and sum(map(len, rows)) == 1
+    drains = wait_idle(r)
+    rows = [d.rows for d in drains if len(d.rows)]
+    assert [d.new_run for d in drains].count(True) == 1
+    assert rows and rows[0][0, 0] == 0.0 and sum(map(len, rows)) == 1  # the new run's first row only
     assert r.quit()
 
 
-def test_realtime_pacing():
-    """Simulated time advances at `speed` times the wall-clock time between play and pause (the
-    wall time is measured, not assumed from sleep(), so a loaded machine does not fail the test)."""
+class WaitedClock:
+    """Stands in for the worker's `time` module: its clock advances only by what the worker sleeps,
+    so pacing is checked against the time the worker waited, whatever the machine's load."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+        time.sleep(0.0002)  # really let the other threads run
+
+
+def test_realtime_pacing(monkeypatch):
+    """Simulated time advances at `speed` times the (waited) clock time: it never runs ahead, and
+    trails by less than one wait (5 ms of clock) and a few steps; also when the speed changes while
+    running, or right after a pause (a slower speed used to be paced from the old start, which
+    froze the run for minutes)."""
+    import nsgui.views.runner as runner_module
+    clock = WaitedClock()
+    monkeypatch.setattr(runner_module, "time", clock)
+    dt = FakeModel().dt
     r = SimRunner(FakeSimulator)
+    rows = []
+
+    def run_for(clock_span):
+        end = time.time() + 60
+        c0 = clock.now
+        while clock.now - c0 < clock_span and time.time() < end:
+            rows.extend(d.rows for d in [r.drain()] if len(d.rows))
+            time.sleep(0.001)
+
+    def check(speed, t0, c0):
+        r.pause()
+        rows.extend(d.rows for d in wait_idle(r) if len(d.rows))
+        paced, advanced = speed * (clock.now - c0), rows[-1][-1, 0] - t0
+        assert paced - speed * 0.005 - 3 * dt <= advanced <= paced + 1e-9, (speed, advanced, paced)
+        return rows[-1][-1, 0]
+
     r.set_speed(1.0)
-    w0 = time.perf_counter()
+    c0 = clock.now  # the worker is idle: its clock stands still
     r.load(FakeModel(), running=True)
-    time.sleep(0.5)
-    r.pause()
-    wall = time.perf_counter() - w0
-    time.sleep(0.05)
-    d = r.drain()
-    t1 = d.rows[-1, 0]
-    assert 0.7 * wall - 0.05 < t1 < wall + 0.05, (t1, wall)
-    r.set_speed(10.0)
-    w0 = time.perf_counter()
-    r.play()
-    time.sleep(0.3)
-    r.pause()
-    wall = time.perf_counter() - w0
-    time.sleep(0.05)
-    t = r.drain().rows[-1, 0]
-    assert 0.7 * 10 * wall - 0.1 < t - t1 < 10 * wall + 0.1, (t - t1, wall)
+    run_for(0.5)
+    t = check(1.0, 0.0, c0)
+    for speed, span in ((10.0, 0.3), (0.1, 0.5)):  # new speed right after a pause
+        r.set_speed(speed)
+        c0 = clock.now
+        r.play()
+        run_for(span)
+        t = check(speed, t, c0)
+    for before, speed in ((10.0, 0.1), (0.1, 2.0)):  # new speed while running
+        r.set_speed(before)
+        r.play()
+        run_for(0.2)
+        r.set_speed(speed)  # the steps made at the old speed meanwhile are counted at the old one
+        t1, c1 = rows[-1][-1, 0] if rows else t, clock.now
+        run_for(0.3)
+        r.pause()
+        rows.extend(d.rows for d in wait_idle(r) if len(d.rows))
+        paced = speed * (clock.now - c1)
+        advanced = rows[-1][-1, 0] - t1
+        assert paced - speed * 0.005 - 3 * dt <= advanced <= paced + before * 0.005 + 3 * dt, \
+            (before, speed, advanced, paced)
+        t = rows[-1][-1, 0]
     assert r.quit()
 
 
