@@ -69,9 +69,12 @@ def _child_main(conn, snapshot_interval):
             if sent - acked < MAX_IN_FLIGHT:
                 d = runner.drain()
                 busy = runner.busy
-                for part in _split(d):
+                parts = _split(d)
+                for k, part in enumerate(parts, 1):
                     sent += 1
-                    conn.send((sent, ncmd, gen, busy, part))
+                    # busy until the last part: the window must not take a pause in the middle
+                    # of a drain for the end of the run (flush, exports)
+                    conn.send((sent, ncmd, gen, busy or k < len(parts), part))
             time.sleep(POLL_SECONDS)
             if os.getppid() != parent:  # the window died without a word (SIGKILL): nobody listens
                 return

@@ -76,6 +76,7 @@ class SimRunner:
         self.sim = None  # owned by the worker thread
         self._last_snap_t = 0.0
         self._in_batch = False  # steps being computed outside the lock, not yet in the buffer
+        self._end_snapshot_due = False  # rows were made since the last exact resume point
         if sys.getswitchinterval() > SWITCH_INTERVAL:
             sys.setswitchinterval(SWITCH_INTERVAL)
         self._thread = threading.Thread(target=self._loop, name="nsgui-simulation", daemon=True)
@@ -146,7 +147,7 @@ class SimRunner:
         """True while the worker has (or will have) rows to deliver."""
         with self._cond:
             return (self._running or self._steps_requested > 0 or self._pending_model is not None
-                    or self._in_batch)
+                    or self._in_batch or self._end_snapshot_due)
 
     def quit(self, timeout=5.0):
         with self._cond:
@@ -188,6 +189,7 @@ class SimRunner:
                     self._steps_requested = 0
                     self._pending_model = None
                     self._in_batch = False
+                    self._end_snapshot_due = False
                     self._errors.append(f"internal error in the simulation thread: {exc!r}\n"
                                         + traceback.format_exc(limit=4))
 
@@ -204,6 +206,9 @@ class SimRunner:
                     anchor = None
                     continue
                 if self.sim is None or not (self._running or self._steps_requested):
+                    if self._end_snapshot_due and self.sim is not None:  # paused during back-pressure
+                        self._snaps.append((self._nbuf - 1, self.sim.t, self.sim.get_state()))
+                        self._end_snapshot_due = False
                     self._sps = self._rtf = 0.0
                     anchor = None
                     self._cond.wait(0.1)
@@ -270,6 +275,9 @@ class SimRunner:
                     self._stop_at = None
                 if not (self._running or self._steps_requested):  # paused: exact resume point
                     self._snaps.append((self._nbuf - 1, sim.t, sim.get_state()))
+                    self._end_snapshot_due = False
+                elif len(rows):
+                    self._end_snapshot_due = True
                 now = time.perf_counter()
                 if now - rate_t0 > 0.5:
                     self._sps = rate_steps / (now - rate_t0)
@@ -280,6 +288,7 @@ class SimRunner:
         """Called with the lock held: build the simulator for the pending model."""
         model, state = self._pending_model, self._pending_state
         self._pending_model = self._pending_state = None
+        self._end_snapshot_due = False
         try:
             sim = self._factory(model)
             if state is not None:

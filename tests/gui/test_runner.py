@@ -430,3 +430,39 @@ def test_simulation_process_leaves_quietly_when_the_window_dies(tmp_path):
     assert proc.returncode == -signal.SIGTERM, proc.stderr
     assert proc.stdout.split()[0].isdigit()
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr, proc.stderr
+
+
+def test_window_process_is_busy_until_the_last_row_of_a_pause_arrived():
+    """Rows pile up in the simulation process while the window does not read (a long redraw), then
+    the run is paused: the window is told 'idle' only once every row up to the pause point has
+    arrived (a drain sent in parts said 'idle' with its first part, and an export taken then missed
+    the rest of the run)."""
+    from nsgui.views.process_runner import ProcessRunner
+    model = _model("bouncing_ball")
+    r = ProcessRunner()
+    try:
+        r.set_speed(None)
+        r.load(model, running=True)
+        snaps, n = [], 0
+        end = time.time() + 120
+        while n < 100 and time.time() < end:  # it runs
+            d = r.drain()
+            snaps += [(n + i, s) for i, _, s in d.snapshots]
+            n += len(d.rows)
+            time.sleep(0.01)
+        time.sleep(1.5)  # not reading: the rows wait in the simulation process (how many: no matter)
+        r.pause()
+        while time.time() < end:
+            d = r.drain()
+            snaps += [(n + i, s) for i, _, s in d.snapshots]
+            n += len(d.rows)
+            if not r.busy:
+                break
+        d = r.drain()  # what SimulationController.flush takes after 'idle'
+        snaps += [(n + i, s) for i, _, s in d.snapshots]
+        n += len(d.rows)
+    finally:
+        assert r.quit()
+    last_row, state = snaps[-1]  # the pause point: the exact state after the last row
+    assert n > 2 * 2000  # several messages' worth
+    assert last_row == n - 1 and state.step_count == n - 1
