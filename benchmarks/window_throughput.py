@@ -27,7 +27,8 @@ class Headless:
     """A fresh simulator of the scene that follows the window's run: row i is made by step i."""
 
     def __init__(self, scene):
-        from nsgui.engine import Simulator, compile_scene, load_scene
+        from nsgui.engine import Simulator, compile_scene
+        from nsgui.scene import load_scene
         self.sim = Simulator(compile_scene(load_scene(scene)))
         self.row = 0
 

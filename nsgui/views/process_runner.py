@@ -67,8 +67,10 @@ def _child_main(conn, snapshot_interval):
                 if sent - acked >= MAX_IN_FLIGHT:
                     break
             if sent - acked < MAX_IN_FLIGHT:
-                d = runner.drain()
+                # idle before the drain means nothing can follow it (requests come from this loop);
+                # asked after, a batch ending in between would be left behind, unsent
                 busy = runner.busy
+                d = runner.drain()
                 parts = _split(d)
                 for k, part in enumerate(parts, 1):
                     sent += 1

@@ -191,7 +191,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def _model(name):
-    from nsgui.engine import compile_scene, load_scene
+    from nsgui.engine import compile_scene
+    from nsgui.scene import load_scene
     return compile_scene(load_scene(os.path.join(ROOT, "resources", "scenes", name + ".json")))
 
 
@@ -398,7 +399,8 @@ def test_window_process_rows_and_snapshots_equal_the_engine():
 
 PARENT_DIES = """
 import os, signal, sys, time
-from nsgui.engine import compile_scene, load_scene
+from nsgui.engine import compile_scene
+from nsgui.scene import load_scene
 from nsgui.views.process_runner import ProcessRunner
 if __name__ == "__main__":
     r = ProcessRunner()
