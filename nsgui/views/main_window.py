@@ -27,6 +27,7 @@ from nsgui.views.view3d import View3D
 SCENES_DIR = str(scenes_dir())  # the example scenes, in the checkout or the installed package
 DEFAULT_SCENE = str(default_scene())
 MAX_RECENT = 10
+EVENTS_DOCK_HEIGHT = 180  # px at the default window size: header, five rows, the dock tabs
 STATUS_INTERVAL = 0.25  # seconds between status/slider updates while running
 SPEEDS = [("×0.01", 0.01), ("×0.1", 0.1), ("×0.25", 0.25), ("×0.5", 0.5), ("×1 real time", 1.0),
           ("×2", 2.0), ("×5", 5.0), ("×10", 10.0), ("×100", 100.0), ("as fast as possible", None)]
@@ -39,7 +40,7 @@ SHORTCUTS_HELP = """<table>
 <tr><td><b>Ctrl+R</b></td><td>resume from here (new branch from the displayed time)</td></tr>
 <tr><td><b>Ctrl+O / Ctrl+S / Ctrl+Q</b></td><td>open / save / quit</td></tr>
 <tr><td><b>Double-click a plot</b></td><td>move the time cursor there</td></tr>
-<tr><td><b>Click an event</b></td><td>jump to its time</td></tr>
+<tr><td><b>Click an event, or ↑ ↓ in the Events list</b></td><td>jump to its time</td></tr>
 <tr><td><b>3D view</b></td><td>drag: orbit · shift+drag: pan · wheel: zoom</td></tr>
 </table>"""
 
@@ -82,9 +83,11 @@ class MainWindow(QMainWindow):
         self.docks["Scene"].raise_()
         self.tabifyDockWidget(self.docks["Events"], self.docks["Messages"])
         self.docks["Events"].raise_()
-        self.resizeDocks([self.docks["Plots"]], [560], Qt.Horizontal)
-        self.resizeDocks([self.docks["Scene"]], [270], Qt.Horizontal)
-        self.resizeDocks([self.docks["Events"]], [150], Qt.Vertical)
+        # at the default size the central tabs keep room for the editor's canvas beside its
+        # inspector, and the Events list shows several rows
+        self.resizeDocks([self.docks["Plots"]], [470], Qt.Horizontal)
+        self.resizeDocks([self.docks["Scene"]], [240], Qt.Horizontal)
+        self.resizeDocks([self.docks["Events"]], [EVENTS_DOCK_HEIGHT], Qt.Vertical)
 
         self._make_actions()
         self._make_transport()
@@ -317,35 +320,46 @@ class MainWindow(QMainWindow):
         return True
 
     def _confirm_discard(self):
+        """Before the scene is replaced (open, close): Save / Discard / Cancel when it has unsaved
+        changes. True when it is fine to go on (saved or discarded)."""
+        editor = getattr(self, "editor", None)
+        if editor is not None:  # one question for the whole window, asked by the editor
+            return editor.confirm_discard()
         if not self.document.modified or os.environ.get("NSGUI_TEST"):
             return True
-        ans = QMessageBox.question(self, "Unsaved changes",
-                                   "The scene has unsaved changes. Discard them?",
-                                   QMessageBox.Discard | QMessageBox.Cancel)
+        ans = QMessageBox.question(self, "Unsaved changes", "The scene has unsaved changes. Save them?",
+                                   QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if ans == QMessageBox.Save:
+            return self.save()
         return ans == QMessageBox.Discard
 
     def save(self):
+        """Save to the scene's file (asks for one if it has none). True when saved."""
         if not self.document.path:
             return self.save_as()
         try:
             path = self.document.save()
             self.post("info", f"saved {path}")
+            return True
         except Exception as exc:
             self._refuse("Cannot save", [str(exc)])
+            return False
 
     def save_as(self):
         start = self.document.path or os.path.join(self.settings.value("last_dir", os.getcwd()), "scene.json")
         path, _ = QFileDialog.getSaveFileName(self, "Save scene as", start, "Scenes (*.json)")
         if not path:
-            return
+            return False
         if not path.endswith(".json"):
             path += ".json"
         try:
             path = self.document.save(path)
             self._add_recent(path)
             self.post("info", f"saved {path}")
+            return True
         except Exception as exc:
             self._refuse("Cannot save", [str(exc)])
+            return False
 
     def _recent(self):
         val = self.settings.value("recent_files", [])

@@ -80,7 +80,8 @@ class SignalTree(QTreeWidget):
 
 
 class EventsPanel(QTableWidget):
-    """Impacts, stick/slip changes and solver warnings with their times; a click jumps there."""
+    """Impacts, stick/slip changes and solver warnings with their times. Picking an event, with a
+    click or with the keyboard (↑ ↓, Page Up/Down, Home/End), moves the time cursor there."""
 
     MAX_ROWS = 20000
 
@@ -94,7 +95,13 @@ class EventsPanel(QTableWidget):
         self.horizontalHeader().setStretchLastSection(True)
         self.setColumnWidth(0, 80)
         self.setColumnWidth(1, 90)
+        self.setColumnWidth(2, 150)
+        # compact rows: the dock shows several events at the default window size
+        rows = self.verticalHeader()
+        rows.setMinimumSectionSize(self.fontMetrics().height() + 2)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.cellClicked.connect(self._clicked)
+        self.currentCellChanged.connect(self._current_changed)
         self._pending = []
         self._flush_timer = QTimer(self, singleShot=True, interval=250)
         self._flush_timer.timeout.connect(self._flush)
@@ -145,6 +152,12 @@ class EventsPanel(QTableWidget):
         item = self.item(row, 0)
         if item is not None:
             self.controller.seek_time(item.data(Qt.UserRole))
+
+    def _current_changed(self, row, _col, previous_row, _previous_col):
+        """Moving through the list with the keyboard goes to each event as a click does (it used
+        to leave the time alone while the list kept scrolling to the newest event)."""
+        if row >= 0 and row != previous_row:
+            self._clicked(row, 0)
 
 
 class MessagesPanel(QPlainTextEdit):

@@ -82,7 +82,7 @@ class SceneTree(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setToolTip("Double-click a value to edit it (undo with Ctrl+Z). Edits apply to "
-                              "the next Reset or Resume from here.")
+                              "the next Play (from the displayed time), Resume from here or Reset.")
         split.addWidget(self.tree)
         split.addWidget(self.table)
         split.setSizes([300, 250])

@@ -12,7 +12,7 @@ import math
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QHBoxLayout, QLineEdit, QPushButton, QWidget,
+    QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget,
 )
 
 BIG = 1e9
@@ -143,9 +143,19 @@ class ChoiceField(Field):
 class BoolField(Field):
     def __init__(self, inspector, get, set_, label, text=""):
         super().__init__(inspector, get, set_, label)
-        self.box = QCheckBox(text)
+        self.box = QCheckBox()
         self.box.toggled.connect(lambda on: self.commit(bool(on)))
         self.widget = self.box
+        if text:  # the explanation wraps instead of widening the inspector; a click on it toggles
+            self.text = QLabel(text)
+            self.text.setWordWrap(True)
+            self.text.setMinimumWidth(40)
+            self.text.mousePressEvent = lambda _ev: self.box.isEnabled() and self.box.toggle()
+            self.widget = QWidget()
+            row = QHBoxLayout(self.widget)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.addWidget(self.box)
+            row.addWidget(self.text, 1)
         self.refresh()
 
     def refresh(self):

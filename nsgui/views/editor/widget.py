@@ -77,14 +77,15 @@ class EditorWidget(QWidget):
         cl.addWidget(self.hint)
 
         self.side = QTabWidget()
-        self.side.setMinimumWidth(320)
+        self.side.setMinimumWidth(270)
         self.side.addTab(self.inspector, "Inspector")
         self.side.addTab(self.contacts, "Contacts")
         split = QSplitter(Qt.Horizontal)
         split.addWidget(centre)
         split.addWidget(self.side)
         split.setStretchFactor(0, 1)
-        split.setSizes([900, 360])
+        split.setStretchFactor(1, 0)
+        split.setSizes([900, 270])  # the canvas gets what the window can spare
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(palette)
@@ -107,7 +108,7 @@ class EditorWidget(QWidget):
             b.setEnabled(not ro or b is self.buttons["select"])
         if ro:
             self.canvas.set_tool("select")
-            self.show_hint("The simulation is running: pause it to edit. Edits made while paused "
-                           "take effect on Reset or Resume from here.")
+            self.show_hint("The simulation is running: pause it to edit. Play then continues the "
+                           "run with the edits; Reset starts them from t = 0.")
         else:
             self.show_hint(TOOLS[self.canvas.tool][1])
