@@ -23,7 +23,7 @@ def load_scene(path):
     try:  # the scene package since issue 9; before it, the engine re-exported it
         from nsgui.scene import load_scene as load
     except ImportError:
-        from nsgui.engine import load_scene as load
+        from nsgui.scene import load_scene as load
     return load(path)
 
 

@@ -85,7 +85,7 @@ def gui_main(args=None):
         return 2
     unattended = args.run_for is not None or args.screenshot
 
-    from nsgui.engine.recorder import remove_own_spill_dirs, remove_stale_spill_dirs
+    from nsgui.runtime.history import remove_own_spill_dirs, remove_stale_spill_dirs
     remove_stale_spill_dirs()  # history folders of windows that were killed
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication

@@ -106,7 +106,7 @@ def _playback(model):
     """The little the 3D view needs from the window's controller: the recorded rows and a cursor."""
     from PySide6.QtCore import QObject, Signal
 
-    from nsgui.engine.recorder import Recorder
+    from nsgui.runtime.history import Recorder
 
     class Playback(QObject):
         cursorChanged = Signal(int)

@@ -8,8 +8,9 @@ import pytest
 
 from nsgui.scene import scene_from_dict
 from nsgui.engine import Simulator, compile_scene
-from nsgui.engine.branching import StateMapError, branch_history, describe_carry_over, map_state
-from nsgui.engine.recorder import Recorder
+from nsgui.engine.branching import StateMapError, describe_carry_over, map_state
+from nsgui.runtime.branching import branch_history
+from nsgui.runtime.history import Recorder
 
 R, W, H = 0.1, 0.4, 0.2  # ball radius, block size
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from nsgui.views.envelope import BASE, Envelope
+from nsgui.runtime.envelope import BASE, Envelope
 from tests.helpers import assert_drawn_from
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from nsgui.engine.export import (CHUNK_ROWS, ExportCancelled, read_csv, read_hdf5, write_csv,
                                  write_hdf5)
-from nsgui.engine.recorder import Recorder
+from nsgui.runtime.history import Recorder
 
 WRITERS = {"csv": write_csv, "h5": write_hdf5}
 

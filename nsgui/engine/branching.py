@@ -1,5 +1,6 @@
 """Carry a run over to an edited scene (Resume from here): its state, matched by the names of
-bodies, coordinates, contacts and actuators, and its recorded history, matched by signal names.
+bodies, coordinates, contacts and actuators (its recorded history is carried by
+`nsgui.runtime.branching`, matched by signal names).
 
 - A body of both scenes keeps its motion when it hangs from the same kind of joint on the same
   parent (the joint may be renamed): its coordinates mean the same thing in both. A body held
@@ -25,7 +26,6 @@ import numpy as np
 from . import codes
 from . import stepper as st
 from .arrays import new_data, to_struct
-from .recorder import Recorder
 from nsgui.scene import joint_coordinates
 
 
@@ -101,57 +101,6 @@ def map_state(state, src, dst):
     return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
                                next_sample=next_sample, stats=np.array(state.stats, dtype=float, copy=True),
                                row=None, external_next=external)
-
-
-def column_sources(src, dst):
-    """How a history of model `src` reads as one of model `dst`: for each signal of dst, the column
-    of src it continues ("q.<c>" of a renamed joint included), or None with the value it had before
-    it existed: a body added later stood still at its initial place, a contact added later was open
-    with no percussion, an actuator gave nothing; a gap is unknown (NaN)."""
-    pairs = carried_coordinates(src, dst, strict=False)
-    have = set(src.signal_names)
-    q0 = dict(zip(dst.coord_names, dst.q0))
-    out = []
-    for name in dst.signal_names:
-        kind, _, rest = name.partition(".")
-        if kind in ("q", "v"):
-            old = f"{kind}.{pairs[rest]}" if rest in pairs else None
-            out.append((old, q0[rest] if kind == "q" else 0.0))
-        elif name in have:
-            out.append((name, np.nan))
-        elif kind == "contact" and name.rsplit(".", 1)[-1] == "gap":
-            out.append((None, np.nan))
-        else:
-            out.append((None, 0.0))
-    return out
-
-
-def branch_history(recorder, t, src, dst):
-    """A new history for a run of model `dst` holding `recorder`'s rows (a run of `src`), snapshots
-    and events up to time t, its columns read as `column_sources` says."""
-    if list(dst.signal_names) == list(recorder.names):
-        branch = recorder.copy()
-        branch.truncate_after(t)
-        return branch
-    branch = Recorder(dst.signal_names, memory_cap=recorder.memory_cap, chunk_rows=recorder.chunk_rows,
-                      snapshot_interval=recorder.snapshot_interval)
-    keep = recorder.row_at_time(t) + 1 if len(recorder) and t >= recorder.t_start else 0
-    index = {n: k for k, n in enumerate(recorder.names)}
-    sources = column_sources(src, dst)
-    take = np.array([index.get(old, -1) if old else -1 for old, _ in sources])
-    have = take >= 0
-    fill = np.array([value for _, value in sources])
-    for a in range(0, keep, recorder.chunk_rows):
-        rows = recorder.rows(a, min(a + recorder.chunk_rows, keep))
-        out = np.empty((len(rows), len(fill)))
-        out[:] = fill
-        out[:, have] = rows[:, take[have]]
-        branch.append(out)
-    for s in recorder.snapshots:
-        if s.t <= t + 1e-12:
-            branch.force_snapshot(s.t, s.row, s.state)
-    branch.add_events([e for e in recorder.events if e.t <= t + 1e-12])
-    return branch
 
 
 _ITEMS = (("body", "bodies", lambda m: [b.name for b in m.scene.bodies], "from its initial state"),

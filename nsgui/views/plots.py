@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollAre
                                QToolButton, QVBoxLayout, QWidget)
 
 from nsgui.engine import codes
-from nsgui.views.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
-                                     split_contact, unit_of, units_text)
+from nsgui.runtime.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
+    split_contact, unit_of, units_text)
 
 pg.setConfigOptions(antialias=False, background="w", foreground="#333")
 

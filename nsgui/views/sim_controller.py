@@ -11,11 +11,11 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from nsgui.engine.recorder import Recorder
+from nsgui.runtime.history import Recorder
 from nsgui.views import frame_budget
-from nsgui.views.envelope import Envelope
-from nsgui.views.signal_info import contact_members, contact_total
-from nsgui.views.runner import SimRunner
+from nsgui.runtime.envelope import Envelope
+from nsgui.runtime.signal_info import contact_members, contact_total
+from nsgui.runtime.worker import SimRunner
 
 DISPLAY_HZ = 30
 
@@ -101,7 +101,7 @@ class SimulationController(QObject):
     def __init__(self, simulator_factory=None, parent=None, memory_cap=None):
         super().__init__(parent)
         if simulator_factory is None:  # the real engine: in its own process (no GIL contention)
-            from nsgui.views.process_runner import ProcessRunner
+            from nsgui.runtime.process import ProcessRunner
             self.runner = ProcessRunner()
         else:
             self.runner = SimRunner(simulator_factory)
@@ -250,7 +250,8 @@ class SimulationController(QObject):
         scene: the state is carried over by name (engine/branching.py), the history up to there is
         kept (new signals blank before), the history after it becomes the previous branch.
         Returns an error message, or None; on an error nothing has changed."""
-        from nsgui.engine.branching import StateMapError, branch_history, map_state
+        from nsgui.engine.branching import StateMapError, map_state
+        from nsgui.runtime.branching import branch_history
         if self.recorder is None or self.model is None:
             return "nothing has been simulated yet"
         t = self.cursor_time if t is None else t

@@ -80,7 +80,7 @@ def parent(qtbot, monkeypatch):
 
 @pytest.fixture(scope="module")
 def big_recorder():
-    from nsgui.engine.recorder import Recorder
+    from nsgui.runtime.history import Recorder
     names = ["t"] + [f"s{j}" for j in range(49)]
     rec = Recorder(names)
     rng = np.random.default_rng(3)

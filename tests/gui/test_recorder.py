@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from nsgui.engine.recorder import Recorder
+from nsgui.runtime.history import Recorder
 
 
 def rows(n, t0=0.0, ncols=3):
@@ -102,7 +102,7 @@ def test_own_spill_folders_are_removed_at_exit(tmp_path):
     tmp_path.mkdir()
     """remove_own_spill_dirs (what the window calls before os._exit, and atexit otherwise) removes
     the folders of every recorder of this process, live ones too."""
-    from nsgui.engine.recorder import remove_own_spill_dirs
+    from nsgui.runtime.history import remove_own_spill_dirs
     kept = []
     for _ in range(2):
         r = Recorder(["t", "a", "b"], chunk_rows=100, memory_cap=1000, spill_dir=tmp_path)
@@ -116,7 +116,7 @@ def test_own_spill_folders_are_removed_at_exit(tmp_path):
 def test_start_up_removes_spill_folders_of_dead_processes_only(tmp_path):
     tmp_path = tmp_path / "tmp"  # the test's own folder also holds its state folder
     tmp_path.mkdir()
-    from nsgui.engine.recorder import remove_stale_spill_dirs
+    from nsgui.runtime.history import remove_stale_spill_dirs
     dead, live = _dead_pid(), os.getppid()
     for name in (f"nsgui-history-{dead}-abc", f"nsgui-history-{live}-def", "nsgui-history-old12345",
                  "unrelated-folder"):

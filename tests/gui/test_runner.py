@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from nsgui.views.runner import SimRunner
+from nsgui.runtime.worker import SimRunner
 from .fake_sim import FakeModel, FakeSimulator
 
 
@@ -90,7 +90,7 @@ def test_realtime_pacing(monkeypatch):
     trails by less than one wait (5 ms of clock) and a few steps; also when the speed changes while
     running, or right after a pause (a slower speed used to be paced from the old start, which
     froze the run for minutes)."""
-    import nsgui.views.runner as runner_module
+    import nsgui.runtime.worker as runner_module
     clock = WaitedClock()
     monkeypatch.setattr(runner_module, "time", clock)
     dt = FakeModel().dt
@@ -351,7 +351,7 @@ def test_worker_steps_in_batches_not_one_kernel_call_per_step(monkeypatch):
     """Flat out, the worker hands whole batches to the engine: with batches allowed to be long, a
     1500-step run takes a handful of `Simulator.run` calls (it took 1500 when the worker stepped
     one step at a time), and snapshots still come every 20 ms."""
-    import nsgui.views.runner as runner_module
+    import nsgui.runtime.worker as runner_module
     from nsgui.engine import Simulator
     monkeypatch.setattr(runner_module, "BATCH_SECONDS", 1000.0)
     calls = []
@@ -377,7 +377,7 @@ def test_window_process_rows_and_snapshots_equal_the_engine():
     """The window's path (the worker in a child process, rows and snapshots through a pipe) gives
     the rows of `Simulator.run` bit for bit, and snapshots equal to get_state() at the same steps."""
     from nsgui.engine import Simulator
-    from nsgui.views.process_runner import ProcessRunner
+    from nsgui.runtime.process import ProcessRunner
     model = _model("default")
     nsteps = 700
     r = ProcessRunner(snapshot_interval=0.02)
@@ -401,7 +401,7 @@ PARENT_DIES = """
 import os, signal, sys, time
 from nsgui.engine import compile_scene
 from nsgui.scene import load_scene
-from nsgui.views.process_runner import ProcessRunner
+from nsgui.runtime.process import ProcessRunner
 if __name__ == "__main__":
     r = ProcessRunner()
     r.set_speed(None)
@@ -409,7 +409,7 @@ if __name__ == "__main__":
     print(r._proc.pid, flush=True)
     # take MAX_IN_FLIGHT - 1 messages without acknowledging them and wait for the next one: the
     # simulation process then waits for acknowledgements, and a message lies unread in the pipe
-    from nsgui.views.process_runner import MAX_IN_FLIGHT
+    from nsgui.runtime.process import MAX_IN_FLIGHT
     for _ in range(MAX_IN_FLIGHT - 1):
         r._conn.recv()
     r._conn.poll(200)
@@ -439,7 +439,7 @@ def test_window_process_is_busy_until_the_last_row_of_a_pause_arrived():
     the run is paused: the window is told 'idle' only once every row up to the pause point has
     arrived (a drain sent in parts said 'idle' with its first part, and an export taken then missed
     the rest of the run)."""
-    from nsgui.views.process_runner import ProcessRunner
+    from nsgui.runtime.process import ProcessRunner
     model = _model("bouncing_ball")
     r = ProcessRunner()
     try:

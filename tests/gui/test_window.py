@@ -395,7 +395,7 @@ def test_long_history_plots_stay_fluid(qtbot):
     """10^6 samples: the plot draws a min/max envelope of about two points per pixel column, so a
     redraw costs the same whatever the history's length (its duration depends on the machine's load:
     not asserted here)."""
-    from nsgui.engine.recorder import Recorder
+    from nsgui.runtime.history import Recorder
     from nsgui.views.plots import PlotPanel
     from nsgui.views.sim_controller import SimulationController
 

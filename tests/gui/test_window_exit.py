@@ -18,8 +18,8 @@ pytestmark = pytest.mark.gui
 # printing the spill folders it makes and the simulation process's pid.
 WINDOW = """
 import sys
-import nsgui.engine.recorder as rec
-import nsgui.views.process_runner as pr
+import nsgui.runtime.history as rec
+import nsgui.runtime.process as pr
 rec.DEFAULT_MEMORY_CAP, rec.DEFAULT_CHUNK_ROWS = 100_000, 200
 new_dir = rec._new_spill_dir
 def spill_dir(parent=None):
@@ -82,7 +82,7 @@ def assert_quiet(stderr):
 
 
 def test_closing_the_window_removes_its_spill_folder(qtbot, gl, monkeypatch, tmp_path):
-    import nsgui.engine.recorder as rec
+    import nsgui.runtime.history as rec
     from nsgui.views.main_window import MainWindow
     monkeypatch.setattr(rec, "DEFAULT_MEMORY_CAP", 100_000)
     monkeypatch.setattr(rec, "DEFAULT_CHUNK_ROWS", 200)

@@ -26,7 +26,7 @@ import numpy as np
 
 from nsgui.pids import pid_alive
 
-from .signals import T_COLUMN
+from nsgui.engine.signals import T_COLUMN
 
 DEFAULT_MEMORY_CAP = 512 * 1024 * 1024
 DEFAULT_CHUNK_ROWS = 16384

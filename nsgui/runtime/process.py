@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from nsgui.views.runner import SNAPSHOT_INTERVAL, Drained
+from nsgui.runtime.worker import SNAPSHOT_INTERVAL, Drained
 
 MAX_IN_FLIGHT = 4
 POLL_SECONDS = 0.01
@@ -43,7 +43,7 @@ def _child_main(conn, snapshot_interval):
     # stops (it sends "quit"); if the window is gone, the pipe says so and this process leaves quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
-    from nsgui.views.runner import SimRunner
+    from nsgui.runtime.worker import SimRunner
     runner = SimRunner(_child_factory, snapshot_interval=snapshot_interval)
     gen = 0
     acked = 0
