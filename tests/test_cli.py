@@ -11,7 +11,7 @@ from nsgui.engine import simulate
 from nsgui.engine.export import read_csv, read_hdf5
 from nsgui.examples import natural_key
 
-from helpers import PYTHON, ROOT, SCENES, example, example_dict, scene_path
+from tests.helpers import PYTHON, ROOT, SCENES, example, example_dict, scene_path
 
 BALL = scene_path("bouncing_ball")
 OPTS = ["--dt", "0.002", "--duration", "1.0", "--no-projection", "--solver", "lemke"]

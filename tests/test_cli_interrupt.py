@@ -14,7 +14,7 @@ import pytest
 from nsgui.engine import simulate
 from nsgui.engine.export import read_csv, read_hdf5
 
-from helpers import PYTHON, ROOT, example, scene_path
+from tests.helpers import PYTHON, ROOT, example, scene_path
 
 BALL = scene_path("bouncing_ball")
 WAIT = 60.0  # generous bounds: the test never depends on the machine's speed or load

@@ -17,8 +17,8 @@ from nsgui.atomic import remove_stale_temporaries
 from nsgui.engine.export import WriteError, read_csv, read_hdf5
 from nsgui.engine.simulate import RunTooLarge
 
-from helpers import PYTHON, ROOT, example, scene_path
-from test_cli import nsgui_run
+from tests.helpers import PYTHON, ROOT, example, scene_path
+from tests.test_cli import nsgui_run
 
 BALL = scene_path("bouncing_ball")
 OPTS = dict(dt=0.002, duration=4.0, projection=False, solver="lemke")  # 2000 steps, several bounces

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import nsgui
-from wheel_smoke import build_wheel
+from tests.wheel_smoke import build_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENES = sorted(p.name for p in (ROOT / "resources" / "scenes").glob("*.json"))

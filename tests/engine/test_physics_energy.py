@@ -12,7 +12,7 @@ import pytest
 
 from nsgui.scene import body_mass_properties
 
-from helpers import Run, example, example_dict, scene_from_dict, with_restitution
+from tests.helpers import Run, example, example_dict, scene_from_dict, with_restitution
 
 PASSIVE = ["falling_rod", "bouncing_ball", "sliding_box", "bead_column_10", "double_pendulum_wall",
            "rocking_block", "newtons_cradle", "default"]

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from helpers import ROOT, Run, example_dict, scene_path
+from tests.helpers import ROOT, Run, example_dict, scene_path
 from nsgui.scene import scene_from_dict
 
 G = 9.81

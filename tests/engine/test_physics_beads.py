@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers import Run, example
+from tests.helpers import Run, example
 
 N = 10
 M = 1.0

@@ -172,7 +172,7 @@ def test_no_opengl_at_all_gives_a_message(qtbot, monkeypatch):
     from nsgui.views.sim_controller import SimulationController
     from nsgui.views.view3d import View3D
 
-    from .fake_sim import FakeSimulator
+    from tests.runtime.fake_sim import FakeSimulator
     c = SimulationController(simulator_factory=FakeSimulator)
     try:
         v = View3D(c)

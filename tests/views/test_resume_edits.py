@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.test_branching import BALL_BLOCK, DROP, H, R
+from tests.runtime.test_branching import BALL_BLOCK, DROP, H, R
 
 from .test_window import run_to
 

@@ -399,7 +399,7 @@ def test_long_history_plots_stay_fluid(qtbot):
     from nsgui.views.plots import PlotPanel
     from nsgui.views.sim_controller import SimulationController
 
-    from .fake_sim import FakeSimulator
+    from tests.runtime.fake_sim import FakeSimulator
     c = SimulationController(simulator_factory=FakeSimulator)
     try:
         n = 1_000_000

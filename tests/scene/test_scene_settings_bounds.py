@@ -10,7 +10,7 @@ from nsgui.engine.compile import compile_scene
 from nsgui.scene import loads_scene, scene_from_dict
 from nsgui.scene.validation import MAX_ITERATIONS, MIN_TOLERANCE
 
-from helpers import scene_path
+from tests.helpers import scene_path
 
 
 def ball_dict():

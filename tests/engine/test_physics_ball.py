@@ -7,7 +7,7 @@ mass, so §3.3 gives exact per-step properties (restitution, resting percussion)
 import numpy as np
 import pytest
 
-from helpers import Run, example, rest_time, with_restitution
+from tests.helpers import Run, example, rest_time, with_restitution
 
 G = 9.81
 M = 1.0           # ball mass (bouncing_ball.json)

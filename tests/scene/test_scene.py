@@ -18,7 +18,7 @@ from nsgui.scene import (Actuator, Body, Contact, Controller, ForceElement, Init
     coordinate_names, dumps_scene, load_scene, loads_scene, save_scene, scene_from_dict, scene_to_dict,
     sorted_joints, validate_scene)
 
-SCENES = Path(__file__).resolve().parents[1] / "resources" / "scenes"
+SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
 EXAMPLES = sorted(SCENES.glob("*.json"))
 
 

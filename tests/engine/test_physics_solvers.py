@@ -7,7 +7,7 @@ solver stops at its tolerance (1e-10 on the percussions), which the trajectories
 import numpy as np
 import pytest
 
-from helpers import Run, example
+from tests.helpers import Run, example
 
 CASES = [  # scene, duration, projection modes, problem type
     ("bouncing_ball", 3.0, (False, True), "lcp"),

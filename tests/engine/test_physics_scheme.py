@@ -9,7 +9,7 @@ position update, using only the model's documented queries.
 import numpy as np
 import pytest
 
-from helpers import Run, example
+from tests.helpers import Run, example
 
 CASES = [("falling_rod", 0.8), ("bead_column_10", 0.8), ("rocking_block", 1.0), ("sliding_box", 0.3),
          ("sliding_block", 0.3)]

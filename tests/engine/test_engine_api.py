@@ -11,7 +11,7 @@ import pytest
 from nsgui.scene import load_scene, scene_from_dict
 from nsgui.engine import SimulationError, Simulator, compile_scene, simulate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "resources" / "scenes"
 
 

@@ -12,7 +12,7 @@ the pass-along is checked on a cradle built here with 0.1 mm gaps (binary impact
 import numpy as np
 import pytest
 
-from helpers import Run, example, example_dict, scene_from_dict
+from tests.helpers import Run, example, example_dict, scene_from_dict
 
 M, L, R = 0.1, 0.5, 0.05
 G = 9.81

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers import Run, example
+from tests.helpers import Run, example
 
 G = 9.81
 MU = 0.3

@@ -7,7 +7,7 @@ H1 = [cos θ1, 0] and H2 = [cos θ1 + cos(θ1 + θ2), cos(θ1 + θ2)] (l = 1, wa
 import numpy as np
 import pytest
 
-from helpers import Run, example
+from tests.helpers import Run, example
 
 G = 10.0
 M_TOT = 2.0

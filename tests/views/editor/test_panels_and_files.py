@@ -85,7 +85,7 @@ def test_editing_blocked_while_running(window, mouse):
 
 
 def test_recovery_after_a_crash(window, mouse, qtbot, state_dir):
-    from tests.editor.conftest import StandInWindow
+    from tests.views.editor.conftest import StandInWindow
     from nsgui.views.editor.integration import attach_editor
     doc, ed = window.document, window.editor
     mouse.tool("disk")

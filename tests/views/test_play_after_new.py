@@ -5,7 +5,7 @@ edit in the middle of a run, Play continues the run with the edit."""
 import numpy as np
 import pytest
 
-from tests.editor.conftest import Mouse
+from tests.views.editor.conftest import Mouse
 
 from .test_window import DEFAULT
 

@@ -4,7 +4,7 @@ an edit made while paused is used by Reset."""
 import numpy as np
 import pytest
 
-from tests.editor.conftest import Mouse
+from tests.views.editor.conftest import Mouse
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ The oracle is computed from the run's own pre-impact state (q_k, v_k) with the r
 import numpy as np
 import pytest
 
-from helpers import Run, example
+from tests.helpers import Run, example
 
 G = 9.81
 M, L = 1.0, 1.0

@@ -9,7 +9,7 @@ import pytest
 from nsgui.scene import scene_from_dict
 from nsgui.engine import compile_scene, simulate
 
-from helpers import SCENES, example, example_dict
+from tests.helpers import SCENES, example, example_dict
 
 G0 = 9.81
 ALL_EXAMPLES = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(SCENES, "*.json")))

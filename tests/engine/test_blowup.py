@@ -80,7 +80,7 @@ def test_python_controller_returning_nan_is_named():
 
 
 def test_cli_prints_one_line_and_keeps_only_finite_rows(tmp_path):
-    from test_cli import nsgui_run
+    from tests.test_cli import nsgui_run
     from nsgui.engine.export import read_csv
     scene = tmp_path / "speck.json"
     scene.write_text(dumps_scene(speck_scene()))
