@@ -1,5 +1,6 @@
 """The scene: the single source of truth (docs/scene-format.md), as dataclasses whose attribute names
-are the file's JSON keys, plus loading, saving (atomic) and validation.
+are the file's JSON keys, plus loading, saving (atomic) and validation. The dataclasses are made from
+the schema (schema.py): their attributes, order and defaults are its fields'.
 
 Type-dependent objects (Shape, Obstacle, ForceElement, Controller) carry the attributes of every type;
 only the keys of their `type` are written and compared.
@@ -8,15 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import field, fields, is_dataclass, make_dataclass
 from pathlib import Path
 
 from nsgui.atomic import atomic_write_text
 from .json_positions import duplicate_key_position
 from .mass_properties import body_mass_properties
-from .validation import (CONTROLLER_COMMON, CONTROLLER_KEYS, FORCE_COMMON, FORCE_KEYS, FORMAT_TAG,
-    OBSTACLE_COMMON, OBSTACLE_KEYS, SHAPE_COMMON, SHAPE_KEYS, VERSION, Problem, SceneError, check_scene_dict,
-    joint_coordinates, topological_order)
+from .schema import FORMAT_TAG, SPECS, VERSION, TypedSpec
+from .validation import Problem, SceneError, check_scene_dict, joint_coordinates, topological_order
 
 __all__ = [
     "Scene", "Body", "Shape", "Joint", "JointLimits", "Obstacle", "ShapeRef", "Contact", "ForceElement",
@@ -27,201 +27,87 @@ __all__ = [
 ]
 
 
-def _v(x=0.0, y=0.0):
-    return field(default_factory=lambda: [x, y])
+# ---------------------------------------------------------------- the dataclasses, made from the schema
+
+_TYPE_NAMES = {"number": "float", "integer": "int", "boolean": "bool", "string": "str", "name": "str",
+               "enum": "str", "color": "str", "const": "str", "vec2": "list", "polygon": "list", "list": "list",
+               "map": "dict"}
 
 
-@dataclass
-class Shape:
-    type: str = "disk"
-    name: str = ""
-    offset: list = _v()
-    angle: float = 0.0
-    radius: float | None = None      # disk, capsule
-    width: float | None = None       # box
-    height: float | None = None      # box
-    length: float | None = None      # capsule
-    vertices: list | None = None     # polygon: [[x, y], ...] counter-clockwise
+def _attribute(f, classes):
+    """(name, annotation, dataclasses.field) of one schema field: plain values as defaults, fresh
+    copies for lists and dicts, a new object for an object field whose default is `{}`."""
+    d = f.attr_default
+    ann = f.of if f.kind == "object" else _TYPE_NAMES[f.kind]
+    if d is None:
+        return f.key, f"{ann} | None", field(default=None)
+    if isinstance(d, list):
+        if any(isinstance(x, (list, dict)) for x in d):
+            raise ValueError(f"{f.key}: a default list must be flat")
+        return f.key, ann, field(default_factory=d.copy)
+    if isinstance(d, dict):
+        if d:
+            raise ValueError(f"{f.key}: a default object must be empty")
+        return f.key, ann, field(default_factory=classes[f.of] if f.kind == "object" else dict)
+    return f.key, ann, field(default=d)
 
 
-@dataclass
-class Body:
-    name: str = ""
-    mass: float | None = None
-    inertia: float | None = None
-    density: float | None = None
-    com: list | None = None
-    shapes: list = field(default_factory=list)
-    color: str = "#4c8bd6"
-
-
-@dataclass
-class JointLimits:
-    lower: float | None = None
-    upper: float | None = None
-    restitution: float = 0.0
-
-
-@dataclass
-class Joint:
-    name: str = ""
-    type: str = "revolute"
-    parent: str = "world"
-    child: str = ""
-    anchor_parent: list = _v()
-    anchor_child: list = _v()
-    axis: list = _v(1.0, 0.0)
-    angle: float = 0.0
-    limits: JointLimits | None = None
-
-
-@dataclass
-class Obstacle:
-    name: str = ""
-    type: str = "ground"
-    point: list = _v()               # ground, wall
-    normal: list = _v(0.0, 1.0)      # ground, wall
-    a: list | None = None            # segment
-    b: list | None = None            # segment
-
-
-@dataclass
-class ShapeRef:
-    """One side of a contact: a shape of a body (`body`, `shape`) or an obstacle (`obstacle`)."""
-    body: str | None = None
-    shape: str | None = None
-    obstacle: str | None = None
-
-
-@dataclass
-class Contact:
-    name: str = ""
-    a: ShapeRef = field(default_factory=ShapeRef)
-    b: ShapeRef = field(default_factory=ShapeRef)
-    restitution: float = 0.0
-    friction: float = 0.0
-
-
-@dataclass
-class PointRef:
-    body: str = "world"
-    point: list = _v()
-
-
-@dataclass
-class ForceElement:
-    name: str = ""
-    type: str = "spring"
-    a: PointRef | None = None        # spring
-    b: PointRef | None = None        # spring
-    stiffness: float = 0.0           # spring, joint_spring
-    damping: float = 0.0             # spring, joint_spring
-    rest_length: float | None = None  # spring
-    joint: str | None = None         # joint_spring: a joint or coordinate name
-    rest: float = 0.0                # joint_spring
-    body: str | None = None          # force
-    point: list = _v()               # force: application point in the body frame
-    force: list = _v()               # force: world-frame force (N)
-
-
-@dataclass
-class Controller:
-    type: str = "none"
-    value: float = 0.0               # constant
-    kp: float = 0.0                  # pd ...
-    kd: float = 0.0
-    target: float = 0.0
-    target_v: float = 0.0
-    feedforward: float = 0.0
-    gravity_compensation: bool = False
-    period: float | None = None
-
-
-@dataclass
-class Actuator:
-    name: str = ""
-    joint: str = ""                  # a 1-dof joint or one coordinate of a free joint ("block.x")
-    limit: float | None = None
-    controller: Controller = field(default_factory=Controller)
-
-
-@dataclass
-class Initial:
-    q: dict = field(default_factory=dict)
-    v: dict = field(default_factory=dict)
-
-
-@dataclass
-class Settings:
-    dt: float = 0.001
-    duration: float = 5.0
-    theta: float = 0.5
-    gamma: float = 0.5
-    solver: str = "auto"
-    tolerance: float = 1e-10
-    max_iterations: int = 1000
-    projection: bool = True
-    impact_threshold: float = 1e-6
-
-
-@dataclass
-class Scene:
-    format: str = FORMAT_TAG
-    version: int = VERSION
-    name: str = ""
-    description: str = ""
-    gravity: list = _v(0.0, -9.81)
-    bodies: list = field(default_factory=list)
-    joints: list = field(default_factory=list)
-    obstacles: list = field(default_factory=list)
-    contacts: list = field(default_factory=list)
-    forces: list = field(default_factory=list)
-    actuators: list = field(default_factory=list)
-    initial: Initial = field(default_factory=Initial)
-    settings: Settings = field(default_factory=Settings)
-
+class _SceneMethods:
     def with_values(self, values: dict) -> "Scene":
         """A new validated scene with `{path: value}` set (nsgui/scene/paths.py); this one is untouched."""
         from .paths import with_values
         return with_values(self, values)
 
 
+_BASES = {"Scene": (_SceneMethods,)}  # methods of the dataclasses (their fields come from the schema)
+
+
+def _make_classes() -> dict:
+    classes = {}
+    for name, spec in SPECS.items():  # nested specs come first
+        cls = make_dataclass(name, [_attribute(f, classes) for f in spec.attr_fields()],
+                             bases=_BASES.get(name, ()))
+        cls.__module__ = __name__  # pickle and repr find them here
+        cls.__doc__ = spec.help or cls.__doc__
+        classes[name] = cls
+    return classes
+
+
+_CLASSES = _make_classes()
+Shape = _CLASSES["Shape"]
+Body = _CLASSES["Body"]
+JointLimits = _CLASSES["JointLimits"]
+Joint = _CLASSES["Joint"]
+Obstacle = _CLASSES["Obstacle"]
+ShapeRef = _CLASSES["ShapeRef"]
+Contact = _CLASSES["Contact"]
+PointRef = _CLASSES["PointRef"]
+ForceElement = _CLASSES["ForceElement"]
+Controller = _CLASSES["Controller"]
+Actuator = _CLASSES["Actuator"]
+Initial = _CLASSES["Initial"]
+Settings = _CLASSES["Settings"]
+Scene = _CLASSES["Scene"]
+
+
 # ---------------------------------------------------------------- dict → dataclasses
 
-def _vec(v):
-    return None if v is None else [float(v[0]), float(v[1])]
+def _builder(spec):
+    """dataclass from a canonical dict of `spec` (the dict is used up: its nested values are replaced)."""
+    cls = _CLASSES[spec.name]
+    nested = [(f.key, f.of, f.kind == "list") for f in spec.attr_fields() if f.kind in ("object", "list")]
+
+    def build(d):
+        for key, of, many in nested:
+            v = d.get(key)
+            if v is not None:
+                make = _BUILDERS[of]
+                d[key] = [make(x) for x in v] if many else make(v)
+        return cls(**d)
+    return build
 
 
-def _build(d: dict) -> Scene:
-    """Dataclasses from the canonical dict made by check_scene_dict (already valid)."""
-    def shape(s):
-        return Shape(**{k: v for k, v in s.items() if k != "ok"})
-
-    def ref(r):
-        return ShapeRef(body=r["body"], shape=r["shape"], obstacle=r["obstacle"])
-
-    def force(f):
-        kw = dict(f)
-        for end in ("a", "b"):
-            if kw.get(end) is not None:
-                kw[end] = PointRef(**kw[end])
-        return ForceElement(**kw)
-
-    return Scene(
-        format=d["format"], version=d["version"], name=d["name"], description=d["description"],
-        gravity=d["gravity"],
-        bodies=[Body(**{**{k: v for k, v in b.items() if not k.startswith("_")},
-                        "shapes": [shape(s) for s in b["shapes"]]}) for b in d["bodies"]],
-        joints=[Joint(**{**j, "limits": JointLimits(**j["limits"]) if j["limits"] else None}) for j in d["joints"]],
-        obstacles=[Obstacle(**o) for o in d["obstacles"]],
-        contacts=[Contact(name=c["name"], a=ref(c["a"]), b=ref(c["b"]), restitution=c["restitution"],
-                          friction=c["friction"]) for c in d["contacts"]],
-        forces=[force(f) for f in d["forces"]],
-        actuators=[Actuator(name=a["name"], joint=a["joint"], limit=a["limit"],
-                            controller=Controller(**a["controller"])) for a in d["actuators"]],
-        initial=Initial(q=dict(d["initial"]["q"]), v=dict(d["initial"]["v"])),
-        settings=Settings(**d["settings"]),
-    )
+_BUILDERS = {name: _builder(spec) for name, spec in SPECS.items()}
 
 
 def scene_from_dict(d) -> Scene:
@@ -229,7 +115,7 @@ def scene_from_dict(d) -> Scene:
     canonical, problems = check_scene_dict(d)
     if problems:
         raise SceneError(problems)
-    return _build(canonical)
+    return _BUILDERS["Scene"](canonical)
 
 
 # ---------------------------------------------------------------- dataclasses → dict
@@ -247,67 +133,64 @@ def _plain(v):
     return v
 
 
-def _typed(obj, common, per_type):
+def _typed(obj, spec):
     """The keys of a type-dependent object: common keys + those of its type (or all set ones if the
     type is unknown, so that validation can still report them)."""
     if not (is_dataclass(obj) and not isinstance(obj, type)):
         return _plain(obj)
-    t = getattr(obj, "type", None)
-    keys = list(common) + (per_type[t] if isinstance(t, str) and t in per_type else
-                           [k for ks in per_type.values() for k in ks])
+    t = getattr(obj, spec.type_key, None)
+    known = isinstance(t, str) and t in spec.types
+    keys = spec.keys_of[t] if known else spec.common_keys + spec.all_type_keys
     out = {}
-    for k in dict.fromkeys(keys):
+    for k in keys:
         if hasattr(obj, k):
             val = getattr(obj, k)
-            if t in per_type or val is not None:
+            if known or val is not None:
                 out[k] = _plain(val)
     return out
 
 
 def _ref_dict(r):
-    if not isinstance(r, ShapeRef):
-        return _plain(r)
+    """A contact side as the file holds it: {obstacle} or {body, shape}."""
     if r.obstacle is not None:
         return {"obstacle": r.obstacle}
     return {"body": r.body, "shape": r.shape}
 
 
-def _obj_dict(v, convert):
-    return convert(v) if is_dataclass(v) and not isinstance(v, type) else _plain(v)
+def _writer(spec):
+    """JSON form of a dataclass of `spec`, field by field; anything else (an odd value an editor put
+    there) is copied through so that validation reports it."""
+    cls = _CLASSES[spec.name]
+    if isinstance(spec, TypedSpec):
+        return lambda v: _typed(v, spec)
+    if spec.name == "ShapeRef":
+        return lambda v: _ref_dict(v) if isinstance(v, cls) else _plain(v)
+    plan = [(f.key, f.kind, f.of) for f in spec.attr_fields()]
+
+    def write(v):
+        if not isinstance(v, cls):
+            return _plain(v)
+        out = {}
+        for key, kind, of in plan:
+            x = getattr(v, key)
+            if kind == "object":
+                out[key] = _WRITERS[of](x)
+            elif kind == "list" and isinstance(x, (list, tuple)):
+                w = _WRITERS[of]
+                out[key] = [w(item) for item in x]
+            else:
+                out[key] = _plain(x)
+        return out
+    return write
+
+
+_WRITERS = {name: _writer(spec) for name, spec in SPECS.items()}
 
 
 def scene_to_dict(scene: Scene) -> dict:
     """The JSON form of a scene with every key written (defaults included). Never raises on odd
     attribute values: they are copied through so that validation can report them."""
-    def body(b):
-        d = _plain(b)
-        if isinstance(d, dict) and isinstance(b.shapes, (list, tuple)):
-            d["shapes"] = [_typed(s, SHAPE_COMMON, SHAPE_KEYS) for s in b.shapes]
-        return d
-
-    def contact(c):
-        return {"name": c.name, "a": _ref_dict(c.a), "b": _ref_dict(c.b),
-                "restitution": _plain(c.restitution), "friction": _plain(c.friction)}
-
-    def actuator(a):
-        return {"name": a.name, "joint": a.joint, "limit": _plain(a.limit),
-                "controller": _typed(a.controller, CONTROLLER_COMMON, CONTROLLER_KEYS)}
-
-    def lst(v, convert):
-        return [_obj_dict(x, convert) for x in v] if isinstance(v, (list, tuple)) else _plain(v)
-
-    return {
-        "format": scene.format, "version": scene.version, "name": scene.name,
-        "description": scene.description, "gravity": _plain(scene.gravity),
-        "bodies": lst(scene.bodies, body),
-        "joints": lst(scene.joints, _plain),
-        "obstacles": lst(scene.obstacles, lambda o: _typed(o, OBSTACLE_COMMON, OBSTACLE_KEYS)),
-        "contacts": lst(scene.contacts, contact),
-        "forces": lst(scene.forces, lambda f: _typed(f, FORCE_COMMON, FORCE_KEYS)),
-        "actuators": lst(scene.actuators, actuator),
-        "initial": _plain(scene.initial),
-        "settings": _plain(scene.settings),
-    }
+    return _WRITERS["Scene"](scene)
 
 
 def validate_scene(scene: Scene) -> list[Problem]:

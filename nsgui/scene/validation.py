@@ -1,6 +1,8 @@
 """Check a scene in its JSON form and bring it to canonical form (defaults filled, numbers as float,
 axes and normals normalized). Every problem is collected with its path; nothing here raises for bad
-input. `scene.py` turns the canonical dict into dataclasses; `validate_scene` goes the other way.
+input. Keys, kinds, defaults and ranges come from schema.py, field by field in file order; what is
+written here by hand is the semantic part: names, references, loops, mass, convexity. model.py turns
+the canonical dict into dataclasses; `validate_scene` goes the other way.
 """
 from __future__ import annotations
 
@@ -14,47 +16,15 @@ from types import SimpleNamespace
 import numpy as np
 
 from .mass_properties import body_mass_properties
+from .schema import (ACTUATOR, BODY, CONTACT, CONTROLLER, FORCE, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
+                     MAX_ITERATIONS, MAX_MAGNITUDE, MAX_STEPS, MIN_TOLERANCE, OBSTACLE, POINT_REF, SCENE, SETTINGS,
+                     SHAPE, SHAPE_REF, SPECS, VERSION)
 
-FORMAT_TAG = "nsgui-scene"
-VERSION = 1
+__all__ = ["Problem", "SceneError", "check_scene_dict", "joint_coordinates", "topological_order", "FORMAT_TAG",
+           "VERSION", "MAX_ITERATIONS", "MIN_TOLERANCE"]
 
-# Keys of each object, in file order. Type-dependent objects list their common keys and per-type keys.
-SCENE_KEYS = ["format", "version", "name", "description", "gravity", "bodies", "joints", "obstacles",
-              "contacts", "forces", "actuators", "initial", "settings"]
-BODY_KEYS = ["name", "mass", "inertia", "density", "com", "shapes", "color"]
-SHAPE_COMMON = ["name", "type", "offset", "angle"]
-SHAPE_KEYS = {"disk": ["radius"], "box": ["width", "height"], "capsule": ["length", "radius"],
-              "polygon": ["vertices"], "point": []}
-JOINT_KEYS = ["name", "type", "parent", "child", "anchor_parent", "anchor_child", "axis", "angle", "limits"]
-JOINT_TYPES = ["revolute", "prismatic", "fixed", "free"]
-LIMIT_KEYS = ["lower", "upper", "restitution"]
-OBSTACLE_COMMON = ["name", "type"]
-OBSTACLE_KEYS = {"ground": ["point", "normal"], "wall": ["point", "normal"], "segment": ["a", "b"]}
-CONTACT_KEYS = ["name", "a", "b", "restitution", "friction"]
-FORCE_COMMON = ["name", "type"]
-FORCE_KEYS = {"spring": ["a", "b", "stiffness", "damping", "rest_length"],
-              "joint_spring": ["joint", "stiffness", "damping", "rest"],
-              "force": ["body", "point", "force"]}
-POINTREF_KEYS = ["body", "point"]
-ACTUATOR_KEYS = ["name", "joint", "limit", "controller"]
-CONTROLLER_COMMON = ["type"]
-CONTROLLER_KEYS = {"none": [], "constant": ["value"],
-                   "pd": ["kp", "kd", "target", "target_v", "feedforward", "gravity_compensation", "period"]}
-INITIAL_KEYS = ["q", "v"]
-SETTINGS_KEYS = ["dt", "duration", "theta", "gamma", "solver", "tolerance", "max_iterations", "projection",
-                 "impact_threshold"]
-SOLVERS = ["auto", "lemke", "nsgs"]
+# the shapes the second side (b) of a contact may be: the engine has no gap function against a point
 CONTACT_B_TYPES = ("disk", "box", "capsule", "polygon")
-DEFAULT_COLOR = "#4c8bd6"
-MAX_MAGNITUDE = 1e12
-# Settings ranges: every step of the compiled kernel must end in bounded time (Ctrl-C is checked
-# between chunks of steps), and no count may overflow the kernel's 64-bit integers.
-MIN_DT = 1e-9              # s; below it t + h == t long before any interesting time
-MAX_DURATION = 1e7         # s
-MAX_STEPS = 1e12           # duration / dt
-MIN_TOLERANCE = 1e-16      # double precision: a smaller residual cannot be reached
-MAX_ITERATIONS = 100_000   # NSGS sweeps per step (Lemke's pivots are bounded by the problem size)
-MAX_IMPACT_THRESHOLD = 1e3 # m/s
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _BAD = object()  # a value that failed its check (already reported)
 
@@ -276,51 +246,123 @@ class _Checker:
                 self.add(path, f"missing required key {k!r}")
         return v
 
-    def field(self, d, key, path, check, default, **kw):
-        """Check `d[key]` with `check` (a method name); absent → default; bad → default (reported)."""
+    def color(self, v, path):
+        if isinstance(v, str) and _COLOR.match(v):
+            return v
+        self.add(path, f"must be a colour \"#rrggbb\", not {_short(v)}")
+        return _BAD
+
+    # one value of a schema field, by its kind ---------------------------
+    def value(self, v, path, f):
+        """The canonical value of `v` for field `f`, or _BAD (reported)."""
+        k = f.kind
+        if k == "number":
+            return self.num(v, path, gt=f.gt, ge=f.ge, le=f.le, nullable=f.nullable)
+        if k == "vec2":
+            return self.vec2(v, path, nullable=f.nullable, nonzero=f.nonzero)
+        if k == "name":
+            return self.name(v, path)
+        if k == "string":
+            return self.string(v, path, nullable=f.nullable)
+        if k == "object":
+            return None if v is None and f.nullable else _OBJECT_CHECKS[f.of](self, v, path, f)
+        if k == "list":
+            check = _OBJECT_CHECKS[f.of]
+            return [check(self, it, f"{path}[{i}]", f) for i, it in enumerate(self.listof(v, path))]
+        if k == "enum":
+            return self.enum(v, path, f.choices)
+        if k == "boolean":
+            return self.boolean(v, path)
+        if k == "integer":
+            return self.integer(v, path, gt=f.gt, ge=f.ge, le=f.le)
+        if k == "color":
+            return self.color(v, path)
+        if k == "polygon":
+            pts = _check_polygon(self, v, path)
+            return _BAD if pts is None else pts
+        if k == "map":
+            return _check_coord_map(self, v, path)
+        raise ValueError(f"{path}: no check for kind {k!r}")
+
+    def field(self, d, path, f):
+        """(value, ok) of field `f` in object `d`: absent → its default; bad → its fallback, reported."""
+        key = f.key
         if key not in d:
-            return default, True
-        out = getattr(self, check)(d[key], f"{path}.{key}" if path else key, **kw)
+            return self.absent(path, f), True
+        out = self.value(d[key], f"{path}.{key}" if path else key, f)
         if out is _BAD:
-            return default, False
+            return f.fallback(), False
         return out, True
+
+    def absent(self, path, f):
+        """The value of an absent field: its default; an object field with default `{}` is an object
+        of defaults."""
+        if f.kind == "object" and f.default is not None:
+            return self.value({}, f"{path}.{f.key}" if path else f.key, f)
+        return f.fallback()
+
+    def fill(self, d, path, fields, out) -> dict:
+        """Check `fields` of object `d` in order into `out` (as `field`, inlined: the hot loop of
+        loading); returns {key: ok}."""
+        ok = {}
+        value = self.value
+        for f in fields:
+            key = f.key
+            if key in d:
+                v = value(d[key], f"{path}.{key}" if path else key, f)
+                if v is _BAD:
+                    out[key], ok[key] = f.fallback(), False
+                    continue
+                out[key] = v
+            else:
+                out[key] = self.absent(path, f)
+            ok[key] = True
+        return ok
+
+    def typed(self, d, path, spec):
+        """The type of a typed object (_BAD if wrong or missing: reported) after checking its keys
+        against that type's; None if `d` is not an object (reported)."""
+        if not isinstance(d, dict):
+            self.add(path, f"must be an object, not {_kind(d)}")
+            return None
+        tk = spec.type_key
+        if tk in d:
+            t = self.enum(d[tk], f"{path}.{tk}", spec[tk].choices)
+        else:
+            t = spec.default_type if spec.default_type is not None else _BAD
+        if t is _BAD:
+            self.obj(d, path, spec.common_keys + spec.all_type_keys, spec.required)
+        else:
+            self.obj(d, path, spec.keys_of[t], spec.required_of[t])
+        return t
 
 
 # ---------------------------------------------------------------- objects
 
-def _check_shape(c: _Checker, d, path, index):
-    all_extra = sorted({k for ks in SHAPE_KEYS.values() for k in ks})
-    if not isinstance(d, dict):
-        c.add(path, f"must be an object, not {_kind(d)}")
+def _check_typed(c: _Checker, d, path, spec, fallback):
+    """(type, canonical dict, {key: ok}) of a typed object; the type is `fallback` in the dict when
+    wrong; (None, None, None) if `d` is not an object."""
+    t = c.typed(d, path, spec)
+    if t is None:
+        return None, None, None
+    out = {spec.type_key: t if t is not _BAD else fallback}
+    ok = c.fill(d, path, spec.extra_fields, out)
+    if t is not _BAD:
+        ok.update(c.fill(d, path, spec.types[t].fields, out))
+    return t, out, ok
+
+
+def _check_shape(c: _Checker, d, path, _f=None):
+    # a wrong type reads as a point (the name default and the contact-pair message use it); `ok` says
+    # whether the shape may be used for the mass properties (its offset and angle never block them)
+    t, out, ok = _check_typed(c, d, path, SHAPE, "point")
+    if out is None:
         return None
-    t = d.get("type", _BAD)
-    t = c.enum(t, f"{path}.type", list(SHAPE_KEYS)) if "type" in d else _BAD
-    extra = SHAPE_KEYS[t] if t is not _BAD else all_extra
-    c.obj(d, path, SHAPE_COMMON + extra, ["type"] + (["vertices"] if t == "polygon" else [])
-          + (["radius"] if t == "disk" else []) + (["width", "height"] if t == "box" else [])
-          + (["length"] if t == "capsule" else []))
-    out = {"type": t if t is not _BAD else "point", "ok": t is not _BAD}
-    name, ok = c.field(d, "name", path, "name", None)
-    out["name"] = name if name is not None else f"{out['type']}{index}"
-    out["offset"], _ = c.field(d, "offset", path, "vec2", [0.0, 0.0])
-    out["angle"], _ = c.field(d, "angle", path, "num", 0.0)
-    good = ok and t is not _BAD
-    if t == "disk":
-        out["radius"], g = c.field(d, "radius", path, "num", 1.0, gt=0)
-        good &= g and "radius" in d
-    elif t == "box":
-        out["width"], g1 = c.field(d, "width", path, "num", 1.0, gt=0)
-        out["height"], g2 = c.field(d, "height", path, "num", 1.0, gt=0)
-        good &= g1 and g2 and "width" in d and "height" in d
-    elif t == "capsule":
-        out["length"], g1 = c.field(d, "length", path, "num", 1.0, gt=0)
-        out["radius"], g2 = c.field(d, "radius", path, "num", 0.0, ge=0)
-        good &= g1 and g2 and "length" in d
-    elif t == "polygon":
-        verts = _check_polygon(c, d.get("vertices"), f"{path}.vertices") if "vertices" in d else None
-        good &= verts is not None
-        out["vertices"] = verts if verts is not None else [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
-    out["ok"] = good
+    good = ok["name"] and t is not _BAD
+    if good:
+        spec = SHAPE.types[t]
+        good = all(ok[k] for k in spec.keys) and all(k in d for k in spec.required)
+    out["_ok"] = good
     return out
 
 
@@ -359,175 +401,86 @@ def _check_polygon(c: _Checker, v, path):
     return pts
 
 
-def _check_body(c: _Checker, d, path):
-    if c.obj(d, path, BODY_KEYS, ["name"]) is None:
+def _check_body(c: _Checker, d, path, _f=None):
+    if c.obj(d, path, BODY.keys, BODY.required) is None:
         return None
-    out = {}
-    out["name"], _ = c.field(d, "name", path, "name", None)
-    if out["name"] == "world":
-        c.add(f"{path}.name", "'world' is reserved for the fixed frame")
-        out["name"] = None
-    out["mass"], g1 = c.field(d, "mass", path, "num", None, gt=0, nullable=True)
-    out["inertia"], g2 = c.field(d, "inertia", path, "num", None, ge=0, nullable=True)
-    out["density"], g3 = c.field(d, "density", path, "num", None, gt=0, nullable=True)
-    out["com"], g4 = c.field(d, "com", path, "vec2", None, nullable=True)
-    mass_ok = g1 and g2 and g3 and g4  # else the mass checks would repeat what is already reported
-    shapes = c.listof(d.get("shapes", []), f"{path}.shapes")
-    out["shapes"] = [_check_shape(c, s, f"{path}.shapes[{j}]", j) for j, s in enumerate(shapes)]
-    color = d.get("color", DEFAULT_COLOR)
-    if not (isinstance(color, str) and _COLOR.match(color)):
-        c.add(f"{path}.color", f"must be a colour \"#rrggbb\", not {_short(color)}")
-        color = DEFAULT_COLOR
-    out["color"] = color
-    _unique(c, out["shapes"], f"{path}.shapes", "shape")
-    out["_mass_ok"] = mass_ok
+    out, ok = {}, {}
+    for f in BODY.fields:
+        out[f.key], ok[f.key] = c.field(d, path, f)
+        if f.key == "name" and out["name"] == "world":
+            c.add(f"{path}.name", "'world' is reserved for the fixed frame")
+            out["name"] = None
+        elif f.key == "shapes":
+            for j, sh in enumerate(out["shapes"]):
+                if sh is not None and sh["name"] is None:
+                    sh["name"] = f"{sh['type']}{j}"
+    _unique(c, out["shapes"], f"{path}.shapes", SHAPE.label)
+    # the mass checks need these; else they would repeat what is already reported
+    out["_mass_ok"] = ok["mass"] and ok["inertia"] and ok["density"] and ok["com"]
     return out
 
 
-def _check_joint(c: _Checker, d, path):
-    if c.obj(d, path, JOINT_KEYS, ["name", "type", "child"]) is None:
+def _check_joint(c: _Checker, d, path, _f=None):
+    if c.obj(d, path, JOINT.keys, JOINT.required) is None:
         return None
     out = {}
-    out["name"], _ = c.field(d, "name", path, "name", None)
-    out["type"], _ = c.field(d, "type", path, "enum", None, choices=JOINT_TYPES)
-    out["parent"], _ = c.field(d, "parent", path, "string", "world")
-    out["child"], _ = c.field(d, "child", path, "string", None)
-    out["anchor_parent"], _ = c.field(d, "anchor_parent", path, "vec2", [0.0, 0.0])
-    out["anchor_child"], _ = c.field(d, "anchor_child", path, "vec2", [0.0, 0.0])
-    out["axis"], _ = c.field(d, "axis", path, "vec2", [1.0, 0.0], nonzero=True)
-    out["angle"], _ = c.field(d, "angle", path, "num", 0.0)
-    out["limits"] = None
-    lim = d.get("limits")
-    lpath = f"{path}.limits"
-    if lim is not None and c.obj(lim, lpath, LIMIT_KEYS) is not None:
-        lo, _ = c.field(lim, "lower", lpath, "num", None, nullable=True)
-        hi, _ = c.field(lim, "upper", lpath, "num", None, nullable=True)
-        e, _ = c.field(lim, "restitution", lpath, "num", 0.0, ge=0, le=1)
+    c.fill(d, path, JOINT.fields, out)
+    lim = out["limits"]
+    if lim is not None:
+        lpath = f"{path}.limits"
+        lo, hi = lim["lower"], lim["upper"]
         if lo is not None and hi is not None and lo > hi:
             c.add(lpath, f"lower ({_g(lo)}) > upper ({_g(hi)})")
         if out["type"] in ("fixed", "free"):
             c.add(lpath, f"only 1-dof joints (revolute, prismatic) can have limits, not a {out['type']} joint")
-        out["limits"] = {"lower": lo, "upper": hi, "restitution": e}
     return out
 
 
-def _check_obstacle(c: _Checker, d, path):
-    if not isinstance(d, dict):
-        c.add(path, f"must be an object, not {_kind(d)}")
-        return None
-    t = c.enum(d["type"], f"{path}.type", list(OBSTACLE_KEYS)) if "type" in d else _BAD
-    extra = OBSTACLE_KEYS[t] if t is not _BAD else ["point", "normal", "a", "b"]
-    c.obj(d, path, OBSTACLE_COMMON + extra, ["name", "type"] + (["a", "b"] if t == "segment" else []))
-    out = {"type": t if t is not _BAD else None}
-    out["name"], _ = c.field(d, "name", path, "name", None)
-    if t in ("ground", "wall"):
-        out["point"], _ = c.field(d, "point", path, "vec2", [0.0, 0.0])
-        out["normal"], _ = c.field(d, "normal", path, "vec2", [0.0, 1.0], nonzero=True)
-    elif t == "segment":
-        out["a"], g1 = c.field(d, "a", path, "vec2", None)
-        out["b"], g2 = c.field(d, "b", path, "vec2", None)
-        if out["a"] is not None and out["b"] is not None and math.dist(out["a"], out["b"]) < 1e-12:
-            c.add(path, "segment has zero length (a == b)")
+def _check_plain(spec):
+    """The check of an object with fixed keys and no rule of its own: keys, then each field."""
+    def check(c: _Checker, d, path, _f=None):
+        if c.obj(d, path, spec.keys, spec.required) is None:
+            return None
+        out = {}
+        c.fill(d, path, spec.fields, out)
+        return out
+    return check
+
+
+def _check_obstacle(c: _Checker, d, path, _f=None):
+    t, out, _ = _check_typed(c, d, path, OBSTACLE, None)
+    if t == "segment" and out["a"] is not None and out["b"] is not None and math.dist(out["a"], out["b"]) < 1e-12:
+        c.add(path, "segment has zero length (a == b)")
     return out
 
 
-def _check_shaperef(c: _Checker, d, path, allow_obstacle):
-    keys = ["body", "shape"] + (["obstacle"] if allow_obstacle else [])
+def _check_shaperef(c: _Checker, d, path, f):
+    """A contact side: an obstacle (where the field allows it) or a body and one of its shapes."""
+    keys = list(f.keys or SHAPE_REF.keys)
+    allow_obstacle = "obstacle" in keys
     if c.obj(d, path, keys) is None:
         return None
     if allow_obstacle and "obstacle" in d:
         if "body" in d or "shape" in d:
             c.add(path, "give either 'obstacle' or 'body' and 'shape', not both")
-        ob, _ = c.field(d, "obstacle", path, "string", None)
+        ob, _ = c.field(d, path, SHAPE_REF["obstacle"])
         return {"obstacle": ob, "body": None, "shape": None}
     missing = [k for k in ("body", "shape") if k not in d]
     if missing:
         what = "'obstacle' or " if allow_obstacle and len(missing) == 2 else ""
         c.add(path, f"missing required key {what}{' and '.join(repr(k) for k in missing)}")
-    body, _ = c.field(d, "body", path, "string", None)
-    shape, _ = c.field(d, "shape", path, "string", None)
+    body, _ = c.field(d, path, SHAPE_REF["body"])
+    shape, _ = c.field(d, path, SHAPE_REF["shape"])
     return {"obstacle": None, "body": body, "shape": shape}
 
 
-def _check_contact(c: _Checker, d, path):
-    if c.obj(d, path, CONTACT_KEYS, ["name", "a", "b"]) is None:
-        return None
-    out = {}
-    out["name"], _ = c.field(d, "name", path, "name", None)
-    out["a"] = _check_shaperef(c, d["a"], f"{path}.a", False) if "a" in d else None
-    out["b"] = _check_shaperef(c, d["b"], f"{path}.b", True) if "b" in d else None
-    out["restitution"], _ = c.field(d, "restitution", path, "num", 0.0, ge=0, le=1)
-    out["friction"], _ = c.field(d, "friction", path, "num", 0.0, ge=0)
-    return out
+def _check_force(c: _Checker, d, path, _f=None):
+    return _check_typed(c, d, path, FORCE, None)[1]
 
 
-def _check_pointref(c: _Checker, d, path):
-    if c.obj(d, path, POINTREF_KEYS, ["body"]) is None:
-        return None
-    body, _ = c.field(d, "body", path, "string", None)
-    point, _ = c.field(d, "point", path, "vec2", [0.0, 0.0])
-    return {"body": body, "point": point}
-
-
-def _check_force(c: _Checker, d, path):
-    if not isinstance(d, dict):
-        c.add(path, f"must be an object, not {_kind(d)}")
-        return None
-    t = c.enum(d["type"], f"{path}.type", list(FORCE_KEYS)) if "type" in d else "spring"
-    extra = FORCE_KEYS[t] if t is not _BAD else sorted({k for ks in FORCE_KEYS.values() for k in ks})
-    req = {"spring": ["a", "b"], "joint_spring": ["joint"], "force": ["body", "force"]}.get(t, [])
-    c.obj(d, path, FORCE_COMMON + extra, ["name"] + req)
-    out = {"type": t if t is not _BAD else None}
-    out["name"], _ = c.field(d, "name", path, "name", None)
-    if t == "spring":
-        out["a"] = _check_pointref(c, d["a"], f"{path}.a") if "a" in d else None
-        out["b"] = _check_pointref(c, d["b"], f"{path}.b") if "b" in d else None
-        out["stiffness"], _ = c.field(d, "stiffness", path, "num", 0.0, ge=0)
-        out["damping"], _ = c.field(d, "damping", path, "num", 0.0, ge=0)
-        out["rest_length"], _ = c.field(d, "rest_length", path, "num", None, ge=0, nullable=True)
-    elif t == "joint_spring":
-        out["joint"], _ = c.field(d, "joint", path, "string", None)
-        out["stiffness"], _ = c.field(d, "stiffness", path, "num", 0.0, ge=0)
-        out["damping"], _ = c.field(d, "damping", path, "num", 0.0, ge=0)
-        out["rest"], _ = c.field(d, "rest", path, "num", 0.0)
-    elif t == "force":
-        out["body"], _ = c.field(d, "body", path, "string", None)
-        out["point"], _ = c.field(d, "point", path, "vec2", [0.0, 0.0])
-        out["force"], _ = c.field(d, "force", path, "vec2", [0.0, 0.0])
-    return out
-
-
-def _check_controller(c: _Checker, d, path):
-    if not isinstance(d, dict):
-        c.add(path, f"must be an object, not {_kind(d)}")
-        return {"type": "none"}
-    t = c.enum(d["type"], f"{path}.type", list(CONTROLLER_KEYS)) if "type" in d else "none"
-    extra = CONTROLLER_KEYS[t] if t is not _BAD else sorted({k for ks in CONTROLLER_KEYS.values() for k in ks})
-    c.obj(d, path, CONTROLLER_COMMON + extra)
-    out = {"type": t if t is not _BAD else "none"}
-    if t == "constant":
-        out["value"], _ = c.field(d, "value", path, "num", 0.0)
-    elif t == "pd":
-        out["kp"], _ = c.field(d, "kp", path, "num", 0.0, ge=0)
-        out["kd"], _ = c.field(d, "kd", path, "num", 0.0, ge=0)
-        out["target"], _ = c.field(d, "target", path, "num", 0.0)
-        out["target_v"], _ = c.field(d, "target_v", path, "num", 0.0)
-        out["feedforward"], _ = c.field(d, "feedforward", path, "num", 0.0)
-        out["gravity_compensation"], _ = c.field(d, "gravity_compensation", path, "boolean", False)
-        out["period"], _ = c.field(d, "period", path, "num", None, gt=0, nullable=True)
-    return out
-
-
-def _check_actuator(c: _Checker, d, path):
-    if c.obj(d, path, ACTUATOR_KEYS, ["name", "joint"]) is None:
-        return None
-    out = {}
-    out["name"], _ = c.field(d, "name", path, "name", None)
-    out["joint"], _ = c.field(d, "joint", path, "string", None)
-    out["limit"], _ = c.field(d, "limit", path, "num", None, gt=0, nullable=True)
-    out["controller"] = _check_controller(c, d["controller"], f"{path}.controller") \
-        if "controller" in d else {"type": "none"}
-    return out
+def _check_controller(c: _Checker, d, path, _f=None):
+    out = _check_typed(c, d, path, CONTROLLER, CONTROLLER.default_type)[1]
+    return out if out is not None else {CONTROLLER.type_key: CONTROLLER.default_type}
 
 
 def _check_coord_map(c: _Checker, d, path):
@@ -545,28 +498,34 @@ def _check_coord_map(c: _Checker, d, path):
     return out
 
 
-def _check_settings(c: _Checker, d, path):
-    out = {"dt": 0.001, "duration": 5.0, "theta": 0.5, "gamma": 0.5, "solver": "auto", "tolerance": 1e-10,
-           "max_iterations": 1000, "projection": True, "impact_threshold": 1e-6}
-    if c.obj(d, path, SETTINGS_KEYS) is None:
+def _check_initial(c: _Checker, d, path, _f=None):
+    out = {f.key: f.fallback() for f in INITIAL.fields}
+    if c.obj(d, path, INITIAL.keys) is not None:
+        c.fill(d, path, INITIAL.fields, out)
+    return out
+
+
+def _check_settings(c: _Checker, d, path, _f=None):
+    out = {f.key: f.fallback() for f in SETTINGS.fields}
+    if c.obj(d, path, SETTINGS.keys) is None:
         return out
-    out["dt"], _ = c.field(d, "dt", path, "num", out["dt"], ge=MIN_DT, le=MAX_DURATION)
-    out["duration"], _ = c.field(d, "duration", path, "num", out["duration"], gt=0, le=MAX_DURATION)
-    out["theta"], _ = c.field(d, "theta", path, "num", out["theta"], ge=0.5, le=1)
-    out["gamma"], _ = c.field(d, "gamma", path, "num", out["gamma"], ge=0, le=1)
-    out["solver"], _ = c.field(d, "solver", path, "enum", out["solver"], choices=SOLVERS)
-    out["tolerance"], _ = c.field(d, "tolerance", path, "num", out["tolerance"], ge=MIN_TOLERANCE, le=1)
-    out["max_iterations"], _ = c.field(d, "max_iterations", path, "integer", out["max_iterations"], ge=1,
-                                       le=MAX_ITERATIONS)
-    out["projection"], _ = c.field(d, "projection", path, "boolean", out["projection"])
-    out["impact_threshold"], _ = c.field(d, "impact_threshold", path, "num", out["impact_threshold"], ge=0,
-                                         le=MAX_IMPACT_THRESHOLD)
+    c.fill(d, path, SETTINGS.fields, out)
     if "dt" in d and "duration" in d and out["dt"] > out["duration"]:
         c.add(f"{path}.dt", f"time step {_g(out['dt'])} is longer than the duration {_g(out['duration'])}")
     elif out["duration"] / out["dt"] > MAX_STEPS:
         c.add(f"{path}.duration", f"{_g(out['duration'])} s at dt = {_g(out['dt'])} s is "
               f"{out['duration'] / out['dt']:.3g} steps, more than the {MAX_STEPS:.0e} a run may take")
     return out
+
+
+# the check of each object spec (values of object fields and items of list fields)
+_OBJECT_CHECKS = {
+    "Shape": _check_shape, "Body": _check_body, "JointLimits": _check_plain(JOINT_LIMITS), "Joint": _check_joint,
+    "Obstacle": _check_obstacle, "ShapeRef": _check_shaperef, "Contact": _check_plain(CONTACT),
+    "PointRef": _check_plain(POINT_REF), "ForceElement": _check_force, "Controller": _check_controller,
+    "Actuator": _check_plain(ACTUATOR), "Initial": _check_initial, "Settings": _check_settings,
+}
+assert set(_OBJECT_CHECKS) == set(SPECS) - {"Scene"}
 
 
 def _unique(c: _Checker, items, path, what):
@@ -591,7 +550,13 @@ def check_scene_dict(d) -> tuple[dict | None, list[Problem]]:
     except RecursionError:
         c.add("scene", "nested too deeply")
         out = None
-    return (out if not c.problems else None), c.problems
+    if c.problems:
+        return None, c.problems
+    for b in out["bodies"]:  # what the cross-checks were told, not part of the file
+        del b["_mass_ok"]
+        for sh in b["shapes"]:
+            del sh["_ok"]
+    return out, c.problems
 
 
 def _check_scene(c: _Checker, d):
@@ -615,22 +580,13 @@ def _check_scene(c: _Checker, d):
         if ver < VERSION:
             c.add("version", f"unsupported version {_short(ver)} (this nsgui reads version {VERSION})")
             return None
-    c.obj(d, "scene", SCENE_KEYS, [])
+    c.obj(d, "scene", SCENE.keys, [])
     out = {"format": FORMAT_TAG, "version": VERSION}
-    out["name"], _ = c.field(d, "name", "", "string", "")
-    out["description"], _ = c.field(d, "description", "", "string", "")
-    out["gravity"], _ = c.field(d, "gravity", "", "vec2", [0.0, -9.81])
-    for key, fn in (("bodies", _check_body), ("joints", _check_joint), ("obstacles", _check_obstacle),
-                    ("contacts", _check_contact), ("forces", _check_force), ("actuators", _check_actuator)):
-        items = c.listof(d.get(key, []), key)
-        out[key] = [fn(c, it, f"{key}[{i}]") for i, it in enumerate(items)]
-        _unique(c, out[key], key, {"bodies": "body", "forces": "force element"}.get(key, key[:-1]))
-    ini = d.get("initial", {})
-    out["initial"] = {"q": {}, "v": {}}
-    if c.obj(ini, "initial", INITIAL_KEYS) is not None:
-        out["initial"]["q"] = _check_coord_map(c, ini.get("q", {}), "initial.q")
-        out["initial"]["v"] = _check_coord_map(c, ini.get("v", {}), "initial.v")
-    out["settings"] = _check_settings(c, d.get("settings", {}), "settings")
+    for f in SCENE.fields:
+        if f.key not in out:
+            out[f.key], _ = c.field(d, "", f)
+            if f.kind == "list":
+                _unique(c, out[f.key], f.key, SPECS[f.of].label)
     _cross_check(c, out)
     return out
 
@@ -788,12 +744,12 @@ def _resolve_coordinate(c, name, path, coords, joint_by_name):
 
 
 def _check_body_mass(c, b, path, parent_joints):
-    if not b["_mass_ok"] or any(sh is None or not sh["ok"] for sh in b["shapes"]):
+    if not b["_mass_ok"] or any(sh is None or not sh["_ok"] for sh in b["shapes"]):
         return  # problems already reported
     if b["mass"] is None and b["density"] is None:
         c.add(path, f"body {_short(b['name'])} needs a mass or a density")
         return
-    ns = SimpleNamespace(**{k: b[k] for k in BODY_KEYS if k != "shapes"},
+    ns = SimpleNamespace(**{k: b[k] for k in BODY.keys if k != "shapes"},
                          shapes=[SimpleNamespace(**sh) for sh in b["shapes"]])
     try:
         mass, inertia, com = body_mass_properties(ns)

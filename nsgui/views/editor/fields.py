@@ -15,7 +15,10 @@ from PySide6.QtWidgets import (
     QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget,
 )
 
+from nsgui.scene.schema import BODY
+
 BIG = 1e9
+DEFAULT_COLOR = BODY["color"].default
 
 
 class Field:
@@ -174,12 +177,12 @@ class ColorField(Field):
         self.refresh()
 
     def refresh(self):
-        v = self.current() or "#4c8bd6"
+        v = self.current() or DEFAULT_COLOR
         self.button.setText(v)
         self.button.setStyleSheet(f"background: {v}; color: {'black' if QColor(v).lightness() > 128 else 'white'}")
 
     def _pick(self):
-        c = QColorDialog.getColor(QColor(self.current() or "#4c8bd6"), self.button, "Body colour")
+        c = QColorDialog.getColor(QColor(self.current() or DEFAULT_COLOR), self.button, "Body colour")
         if c.isValid():
             self.commit(c.name())
 

@@ -7,6 +7,7 @@ focus where it is.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from PySide6.QtCore import Qt, Signal
@@ -14,7 +15,8 @@ from PySide6.QtWidgets import (
     QFormLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget,
 )
 
-from nsgui.scene import Controller, JointLimits, body_mass_properties
+from nsgui.scene import JointLimits, body_mass_properties
+from nsgui.scene.schema import ACTUATOR, BODY, CONTACT, CONTROLLER, FORCE, JOINT_LIMITS, SETTINGS, SHAPE
 
 from nsgui.scene import edits as ops
 from .commands import EditRefused, edit
@@ -24,6 +26,23 @@ from nsgui.scene.geometry import WORLD, joint_coords, joint_of
 
 M = "m"
 DEG = "°"
+# how the inspector names some of the schema's choices
+CHOICE_TEXT = {"lemke": "Lemke (LCP)", "nsgs": "NSGS", "none": "none (u = 0)", "pd": "PD"}
+
+
+def _spec(f, **kw):
+    """NumberField keywords from a schema field: its unit and the closed bounds it states (ge, le);
+    `kw` gives the rest (the spin box needs finite bounds where the schema has none, or open ones)."""
+    out = {"unit": f.unit} if f.unit else {}
+    if f.ge is not None:
+        out["lo"] = f.ge
+    if f.le is not None:
+        out["hi"] = f.le
+    return {**out, **kw}
+
+
+def _choices(values):
+    return [(v, CHOICE_TEXT.get(v, v)) for v in values]
 
 
 def _find(lst, name):
@@ -225,16 +244,16 @@ class Inspector(QWidget):
         self._vec("Gravity", lambda s: s.gravity, lambda s, v: setattr(s, "gravity", v), unit="m/s²")
         self._section("Simulation")
         st = lambda s: s.settings  # noqa: E731
-        self._num("Time step h", lambda s: st(s).dt, lambda s, v: setattr(st(s), "dt", v), unit="s",
-                  lo=1e-6, hi=0.1, decimals=6, step=0.0005)
-        self._num("Duration", lambda s: st(s).duration, lambda s, v: setattr(st(s), "duration", v), unit="s",
-                  lo=0.001, hi=1e6, decimals=3, step=0.5)
+        self._num("Time step h", lambda s: st(s).dt, lambda s, v: setattr(st(s), "dt", v),
+                  **_spec(SETTINGS["dt"], lo=1e-6, hi=0.1), decimals=6, step=0.0005)
+        self._num("Duration", lambda s: st(s).duration, lambda s, v: setattr(st(s), "duration", v),
+                  **_spec(SETTINGS["duration"], lo=0.001, hi=1e6), decimals=3, step=0.5)
         self._num("θ (Moreau–Jean)", lambda s: st(s).theta, lambda s, v: setattr(st(s), "theta", v),
-                  lo=0.5, hi=1.0, decimals=3, step=0.05)
+                  **_spec(SETTINGS["theta"]), decimals=3, step=0.05)
         self._num("γ (activation)", lambda s: st(s).gamma, lambda s, v: setattr(st(s), "gamma", v),
-                  lo=0.0, hi=1.0, decimals=3, step=0.05)
+                  **_spec(SETTINGS["gamma"]), decimals=3, step=0.05)
         self._add(ChoiceField(self, lambda s: st(s).solver, lambda s, v: setattr(st(s), "solver", v),
-                              "Solver", [("auto", "auto"), ("lemke", "Lemke (LCP)"), ("nsgs", "NSGS")]))
+                              "Solver", _choices(SETTINGS["solver"].choices)))
         self._add(BoolField(self, lambda s: st(s).projection, lambda s, v: setattr(st(s), "projection", v),
                             "Projection", "project positions after each step"))
 
@@ -249,13 +268,13 @@ class Inspector(QWidget):
         def props(sc):
             return body_mass_properties(B(sc))
         self._num("Density", lambda sc: B(sc).density, lambda sc, v: setattr(B(sc), "density", v),
-                  unit="kg/m²", lo=1e-6, hi=1e7, decimals=3, step=10, nullable=True,
+                  **_spec(BODY["density"], lo=1e-6, hi=1e7), decimals=3, step=10, nullable=True,
                   auto_value=lambda sc: 0.0, auto_text="none")
-        self._num("Mass", lambda sc: B(sc).mass, lambda sc, v: setattr(B(sc), "mass", v), unit="kg",
-                  lo=1e-9, hi=1e9, decimals=4, step=0.1, nullable=True, auto_value=lambda sc: props(sc)[0],
-                  auto_text="auto")
+        self._num("Mass", lambda sc: B(sc).mass, lambda sc, v: setattr(B(sc), "mass", v),
+                  **_spec(BODY["mass"], lo=1e-9, hi=1e9), decimals=4, step=0.1, nullable=True,
+                  auto_value=lambda sc: props(sc)[0], auto_text="auto")
         self._num("Inertia", lambda sc: B(sc).inertia, lambda sc, v: setattr(B(sc), "inertia", v),
-                  unit="kg·m²", lo=0.0, hi=1e9, decimals=6, step=0.001, nullable=True,
+                  **_spec(BODY["inertia"], hi=1e9), decimals=6, step=0.001, nullable=True,
                   auto_value=lambda sc: props(sc)[1], auto_text="auto")
         for sh in body.shapes:
             self._shape_rows(name, sh)
@@ -298,7 +317,7 @@ class Inspector(QWidget):
             attr("height", "Height")
         elif sh.type == "capsule":
             attr("length", "Length")
-            attr("radius", "Radius", lo=0.0)
+            attr("radius", "Radius", lo=SHAPE.types["capsule"]["radius"].ge)
         elif sh.type == "polygon":
             self._note(f"{len(sh.vertices)} corners (drawn point by point)")
         self._vec("Offset", lambda sc: S(sc).offset, lambda sc, v: setattr(S(sc), "offset", v), lo=-1e4, hi=1e4)
@@ -352,7 +371,8 @@ class Inspector(QWidget):
                 self._num("Upper", lambda sc: L(sc).upper, lambda sc, v: setattr(L(sc), "upper", v), unit=unit,
                           degrees=deg, nullable=True, auto_text="none", step=5 if deg else 0.01)
                 self._num("Limit e_N", lambda sc: L(sc).restitution,
-                          lambda sc, v: setattr(L(sc), "restitution", v), lo=0, hi=1, step=0.05)
+                          lambda sc, v: setattr(L(sc), "restitution", v), **_spec(JOINT_LIMITS["restitution"]),
+                          step=0.05)
             acts = [a.name for a in s.actuators if a.joint == name]
             if acts:
                 btn = _button(f"actuator {acts[0]}")
@@ -408,11 +428,12 @@ class Inspector(QWidget):
         other = f"obstacle {c.b.obstacle}" if c.b.obstacle else f"{c.b.body}.{c.b.shape}"
         self.form.addRow("Between", _value(f"{c.a.body}.{c.a.shape}  and  {other}"))
         self._num("Restitution e_N", lambda sc: C(sc).restitution,
-                  lambda sc, v: setattr(C(sc), "restitution", v), lo=0, hi=1, step=0.05)
+                  lambda sc, v: setattr(C(sc), "restitution", v), **_spec(CONTACT["restitution"]), step=0.05)
         self._num("Moreau e", lambda sc: e_moreau(C(sc).restitution),
-                  lambda sc, v: setattr(C(sc), "restitution", e_newton(v)), lo=0, hi=1, step=0.05)
+                  lambda sc, v: setattr(C(sc), "restitution", e_newton(v)), **_spec(CONTACT["restitution"]),
+                  step=0.05)
         self._num("Friction μ", lambda sc: C(sc).friction, lambda sc, v: setattr(C(sc), "friction", v),
-                  lo=0, hi=100, step=0.05)
+                  **_spec(CONTACT["friction"], hi=100), step=0.05)
         self._note("Newton: U⁺ = −e_N U⁻. The thesis's Moreau law uses e = 2e_N/(1+e_N).")
 
     def _force_form(self, name):
@@ -420,13 +441,14 @@ class Inspector(QWidget):
         F = lambda sc: _find(sc.forces, name)  # noqa: E731
         self._name("force", name, lambda sc: sc.forces)
         if f.type == "spring":
+            spring = FORCE.types["spring"]
             self.form.addRow("Between", _value(f"{f.a.body} and {f.b.body}"))
             self._num("Stiffness k", lambda sc: F(sc).stiffness, lambda sc, v: setattr(F(sc), "stiffness", v),
-                      unit="N/m", lo=0, hi=1e9, decimals=3, step=10)
+                      **_spec(spring["stiffness"], hi=1e9), decimals=3, step=10)
             self._num("Damping c", lambda sc: F(sc).damping, lambda sc, v: setattr(F(sc), "damping", v),
-                      unit="N·s/m", lo=0, hi=1e9, decimals=3, step=1)
+                      **_spec(spring["damping"], hi=1e9), decimals=3, step=1)
             self._num("Rest length", lambda sc: F(sc).rest_length, lambda sc, v: setattr(F(sc), "rest_length", v),
-                      unit=M, lo=0, hi=1e4, nullable=True, auto_value=lambda sc: self._spring_length(sc, name),
+                      **_spec(spring["rest_length"], hi=1e4), nullable=True, auto_value=lambda sc: self._spring_length(sc, name),
                       auto_text="as drawn")
             self._vec("End a (in its body)", lambda sc: F(sc).a.point, lambda sc, v: setattr(F(sc).a, "point", v),
                       lo=-1e4, hi=1e4)
@@ -456,17 +478,13 @@ class Inspector(QWidget):
         self._name("actuator", name, lambda sc: sc.actuators)
         self.form.addRow("Joint", _value(a.joint))
         self._num("Force limit", lambda sc: A(sc).limit, lambda sc, v: setattr(A(sc), "limit", v),
-                  unit="N or N·m", lo=1e-9, hi=1e9, decimals=3, step=1, nullable=True, auto_text="none",
+                  **_spec(ACTUATOR["limit"], lo=1e-9, hi=1e9), decimals=3, step=1, nullable=True, auto_text="none",
                   auto_value=lambda sc: 0.0)
         self._section("Controller")
 
-        def set_type(sc, t):
-            old = C(sc)
-            A(sc).controller = Controller(type=t, value=old.value, kp=old.kp, kd=old.kd, target=old.target,
-                                          target_v=old.target_v, feedforward=old.feedforward,
-                                          gravity_compensation=old.gravity_compensation, period=old.period)
-        self._add(ChoiceField(self, lambda sc: C(sc).type, set_type, "Type",
-                              [("none", "none (u = 0)"), ("constant", "constant"), ("pd", "PD")]))
+        def set_type(sc, t):  # the parameters of the other types are kept for switching back
+            A(sc).controller = dataclasses.replace(C(sc), type=t)
+        self._add(ChoiceField(self, lambda sc: C(sc).type, set_type, "Type", _choices(CONTROLLER.types)))
         t = a.controller.type
         rot_joint = (j := _find(self.document.scene.joints, a.joint)) is not None and j.type == "revolute"
         unit = DEG if rot_joint else M
@@ -476,8 +494,9 @@ class Inspector(QWidget):
         if t == "constant":
             c_num("value", "Value u", lo=-1e9, hi=1e9, step=0.1)
         elif t == "pd":
-            c_num("kp", "Gain kp", lo=0, hi=1e9, step=1)
-            c_num("kd", "Gain kd", lo=0, hi=1e9, step=0.1)
+            pd = CONTROLLER.types["pd"]
+            c_num("kp", "Gain kp", **_spec(pd["kp"], hi=1e9), step=1)
+            c_num("kd", "Gain kd", **_spec(pd["kd"], hi=1e9), step=0.1)
             c_num("target", "Target", unit=unit, degrees=rot_joint, lo=-1e6, hi=1e6, step=1 if rot_joint else 0.01)
             c_num("target_v", "Target speed", unit=unit + "/s", degrees=rot_joint, lo=-1e6, hi=1e6)
             c_num("feedforward", "Feedforward", lo=-1e9, hi=1e9)
@@ -485,7 +504,8 @@ class Inspector(QWidget):
                                 lambda sc, v: setattr(C(sc), "gravity_compensation", v), "Gravity comp.",
                                 "add the coordinate's gravity term"))
             self._num("Sampling period", lambda sc: C(sc).period, lambda sc, v: setattr(C(sc), "period", v),
-                      unit="s", lo=1e-6, hi=100, decimals=5, step=0.001, nullable=True, auto_text="every step",
+                      **_spec(pd["period"], lo=1e-6, hi=100), decimals=5, step=0.001, nullable=True,
+                      auto_text="every step",
                       auto_value=lambda sc: sc.settings.dt)
             self._note("u = kp (target − q) + kd (target speed − v) + feedforward")
 
