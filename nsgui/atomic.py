@@ -1,10 +1,11 @@
 """Atomic file writes: a file is complete or absent (or its old version), never half written.
 
-The data go to a hidden temporary file beside the target, `.NAME.<pid>.<random>.tmp`, which replaces
-the target in one rename once flushed to disk. A process killed before the rename leaves its
-temporary file behind: the next write of the same target removes those whose process is gone.
-A new file gets the mode of any file the process creates (0o666 minus the umask); a replaced file
-keeps its mode.
+The data go to a hidden temporary file beside the target, `.NAME.<pid>.<random>.tmp` (plus a
+`suffix` for writers that choose the format by the file name, e.g. `.png`), which replaces the
+target in one rename once flushed to disk; the folder is then synced so that the rename survives a
+crash. A process killed before the rename leaves its temporary file behind: the next write of the
+same target removes those whose process is gone. A new file gets the mode of any file the process
+creates (0o666 minus the umask); a replaced file keeps its mode.
 """
 
 import os
@@ -51,7 +52,7 @@ def remove_stale_temporaries(path) -> list:
     returns their paths."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    pattern = re.compile(re.escape(f".{path.name}.") + r"(\d+)\.[^.]+\.tmp")
+    pattern = re.compile(re.escape(f".{path.name}.") + r"(\d+)\.[^.]+\.tmp(\.[^.]+)?")
     removed = []
     try:
         names = os.listdir(folder)
@@ -83,16 +84,16 @@ def _fsync_directory(folder):
 
 
 class AtomicFile:
-    """A temporary file beside `path` (its name in `.tmp`), filled by the caller, that replaces
-    `path` on commit() or disappears on discard()."""
+    """A temporary file beside `path` (its name in `.tmp`, or `.tmp<suffix>`), filled by the caller,
+    that replaces `path` on commit() or disappears on discard()."""
 
-    def __init__(self, path, keep_mode=True):
+    def __init__(self, path, keep_mode=True, suffix=""):
         self.path = Path(path)
         self.keep_mode = keep_mode
         self.folder = self.path.parent if str(self.path.parent) else Path(".")
         remove_stale_temporaries(self.path)
         fd, self.tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{self.path.name}.{os.getpid()}.",
-                                        suffix=".tmp")
+                                        suffix=".tmp" + suffix)
         os.close(fd)
 
     def commit(self):
@@ -115,10 +116,11 @@ class AtomicFile:
             pass
 
 
-def atomic_write(path, write, keep_mode=True):
-    """write(tmp) fills a temporary file beside `path`, which is flushed to disk and then replaces
-    `path` in one step; on any failure the temporary file is removed and `path` is untouched."""
-    target = AtomicFile(path, keep_mode)
+def atomic_write(path, write, keep_mode=True, suffix=""):
+    """write(tmp) fills a temporary file beside `path` (its name ending in `suffix`), which is
+    flushed to disk and then replaces `path` in one step; on any failure the temporary file is
+    removed and `path` is untouched."""
+    target = AtomicFile(path, keep_mode, suffix)
     try:
         write(target.tmp)
     except BaseException:

@@ -84,7 +84,7 @@ def gl():
 
 @pytest.fixture(autouse=True)
 def _private_state_dir(tmp_path, monkeypatch):
-    """Recovery files and recent lists of each test stay in its own directory, so no test finds
+    """Recovery files of each test stay in its own directory, so no test finds
     another one's autosave (which would open a recovery question and wait for an answer)."""
     state = tmp_path / "nsgui-state"
     state.mkdir()

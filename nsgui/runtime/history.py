@@ -183,9 +183,8 @@ class Recorder:
             if self._spill_dir is None:
                 self._spill_dir = _new_spill_dir(self._spill_parent)
             path = os.path.join(self._spill_dir, f"chunk{k:06d}.npy")
-            tmp = path + ".tmp.npy"
-            np.save(tmp, self._chunks[k])
-            os.replace(tmp, path)
+            # a private scratch file, read back at once and removed with its folder: no atomic rename
+            np.save(path, self._chunks[k])
             self._chunks[k] = np.load(path, mmap_mode="r")
             self._spilled[k] = path
 

@@ -24,7 +24,7 @@ AUTOSAVE_INTERVAL_MS = 5000
 
 
 def state_dir() -> Path:
-    """Where nsgui keeps recovery files and the recent-files list ($NSGUI_STATE_DIR overrides)."""
+    """Where nsgui keeps recovery files ($NSGUI_STATE_DIR overrides)."""
     env = os.environ.get("NSGUI_STATE_DIR")
     if env:
         return Path(env)
@@ -36,11 +36,6 @@ def state_dir() -> Path:
 
 def recovery_dir() -> Path:
     return state_dir() / "recovery"
-
-
-def _write_json_atomic(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(data, indent=1))
 
 
 @dataclass
@@ -124,8 +119,8 @@ class Autosave(QObject):
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             save_scene(self.document.scene, self.scene_path)
-            _write_json_atomic(self.meta_path, {"pid": os.getpid(), "path": self.document.path,
-                                                "time": time.time()})
+            atomic_write_text(self.meta_path, json.dumps({"pid": os.getpid(), "path": self.document.path,
+                                                          "time": time.time()}, indent=1))
         except Exception as e:  # autosave must never interrupt editing
             self.last_error = str(e)
             return False

@@ -7,7 +7,6 @@ panel all redraw from the same Scene that is saved and compiled.
 
 from __future__ import annotations
 
-import copy
 import os
 
 from PySide6.QtCore import QObject, Signal
@@ -25,12 +24,14 @@ class SceneDocument(QObject):
 
     Signals: `changed()` after any edit, undo, redo, load or new scene; `modifiedChanged(bool)`
     when the undo stack leaves or reaches its clean (saved) state; `pathChanged(str)` on load or
-    Save As (empty string for an unsaved scene).
+    Save As (empty string for an unsaved scene); `fileUsed(str)` with the absolute path after every
+    load or save (the window's Open Recent list records it, whoever opened or saved the file).
     """
 
     changed = Signal()
     modifiedChanged = Signal(bool)
     pathChanged = Signal(str)
+    fileUsed = Signal(str)
     sceneReplaced = Signal()  # set_scene/load/new: a different scene, not an edit of this one
 
     def __init__(self, scene=None, path: str | None = None, parent: QObject | None = None):
@@ -57,10 +58,6 @@ class SceneDocument(QObject):
     @property
     def modified(self) -> bool:
         return not self.undo_stack.isClean()
-
-    def snapshot(self):
-        """An independent deep copy of the current scene (for running or comparing)."""
-        return copy.deepcopy(self._scene)
 
     # -- edits -------------------------------------------------------------------------------
     def push(self, command) -> None:
@@ -99,6 +96,7 @@ class SceneDocument(QObject):
         from nsgui.scene import load_scene
         scene = load_scene(path)
         self.set_scene(scene, os.path.abspath(path))
+        self.fileUsed.emit(self._path)
 
     def save(self, path: str | None = None) -> str:
         """Write the scene atomically to `path` (or the current path); marks the document clean."""
@@ -110,6 +108,7 @@ class SceneDocument(QObject):
         save_scene(self._scene, target)
         self.undo_stack.setClean()
         self._set_path(target)
+        self.fileUsed.emit(target)
         return target
 
     def _set_path(self, path: str | None) -> None:

@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         self.document.changed.connect(self._document_changed)
         self.document.modifiedChanged.connect(lambda _m: self._update_title())
         self.document.pathChanged.connect(lambda _p: self._update_title())
+        self.document.fileUsed.connect(self._add_recent)  # opened or saved, by the window or the editor
         self.controller.historyAppended.connect(self._history_grew)
         self.controller.historyReset.connect(self._history_grew)
         self.controller.cursorChanged.connect(self._cursor_moved)
@@ -315,7 +316,6 @@ class MainWindow(QMainWindow):
             self._refuse(f"Cannot open {os.path.basename(path)}", str(exc).splitlines() or [repr(exc)])
             return False
         self.settings.setValue("last_dir", os.path.dirname(os.path.abspath(path)))
-        self._add_recent(os.path.abspath(path))
         self.post("info", f"opened {path}")
         return True
 
@@ -354,7 +354,6 @@ class MainWindow(QMainWindow):
             path += ".json"
         try:
             path = self.document.save(path)
-            self._add_recent(path)
             self.post("info", f"saved {path}")
             return True
         except Exception as exc:

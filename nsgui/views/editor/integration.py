@@ -2,20 +2,19 @@
 
 The window provides `document`, `tabs`, `menus` ("File", "Edit", "View", "Simulation", "Help"),
 `is_running()` and `runningChanged(bool)`. This adds the Editor tab, the Edit menu, File ▸ New and
-Templates (and Open/Save/Save As/Recent when the window has none), the Problems dock, the modified
+Templates (and Open/Save/Save As when the window has none; Open Recent is the window's), the Problems dock, the modified
 marker in the title, the prompt before losing changes, and autosave with crash recovery.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 
-from nsgui.views.autosave import Autosave, find_recoveries, recover_into, state_dir
+from nsgui.views.autosave import Autosave, find_recoveries, recover_into
 
 from nsgui.scene import edits as ops
 from .commands import EditRefused, edit
@@ -25,7 +24,6 @@ from nsgui.scene.templates import TEMPLATES, make_template
 from .widget import EditorWidget
 
 SCENE_FILTER = "nsgui scenes (*.json);;All files (*)"
-MAX_RECENT = 8
 
 
 def _plain_text(action_text: str) -> str:
@@ -63,7 +61,6 @@ class EditorController(QObject):
             self.set_running(bool(window.is_running()))
         self.document.sceneReplaced.connect(self.canvas.fit_view)
         self.canvas.deleteRequested.connect(self.delete_selection)
-        self.document.pathChanged.connect(self._remember_recent)
         self.autosave = Autosave(self.document, parent=self)
 
     # -- menus -----------------------------------------------------------------------------------
@@ -119,20 +116,12 @@ class EditorController(QObject):
             a = self.templates_menu.addAction(name + "…")
             a.triggered.connect(lambda _=False, n=name: self.new_from_template(n))
         self.own_file_actions = []
-        self.recent_menu = None
         if "open" not in existing:
             a = QAction("&Open…", self.window)
             a.setShortcut(QKeySequence.Open)
             a.triggered.connect(lambda _=False: self.open_file())
             m.insertAction(first, a)
             self.own_file_actions.append(a)
-        if not any("recent" in k for k in existing):
-            self.recent_menu = m.addMenu("Open &Recent") if first is None else None
-            if self.recent_menu is None:
-                from PySide6.QtWidgets import QMenu
-                self.recent_menu = QMenu("Open &Recent", m)
-                m.insertMenu(first, self.recent_menu)
-            self.recent_menu.aboutToShow.connect(self._fill_recent)
         if "save" not in existing:
             a = QAction("&Save", self.window)
             a.setShortcut(QKeySequence.Save)
@@ -276,35 +265,6 @@ class EditorController(QObject):
             self.show_error("Cannot save the scene", f"{path}:\n{e}")
             return False
         return True
-
-    def _recent_file(self):
-        return state_dir() / "recent.json"
-
-    def recent_files(self) -> list[str]:
-        try:
-            items = json.loads(self._recent_file().read_text(encoding="utf-8"))
-            return [p for p in items if isinstance(p, str)]
-        except (OSError, ValueError):
-            return []
-
-    def _remember_recent(self, path):
-        if not path or self.recent_menu is None:  # the window keeps its own recent list
-            return
-        items = [path] + [p for p in self.recent_files() if p != path]
-        try:
-            from nsgui.views.autosave import _write_json_atomic
-            _write_json_atomic(self._recent_file(), items[:MAX_RECENT])
-        except OSError:
-            pass
-
-    def _fill_recent(self):
-        self.recent_menu.clear()
-        items = [p for p in self.recent_files() if os.path.exists(p)]
-        if not items:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-        for p in items:
-            a = self.recent_menu.addAction(p)
-            a.triggered.connect(lambda _=False, p=p: self.open_file(p))
 
     # -- recovery --------------------------------------------------------------------------------
     def offer_recovery(self) -> bool:

@@ -55,3 +55,21 @@ def test_build_play_pause_edit_reset(main_window, qtbot):
     assert np.isclose(w.document.scene.initial.q["ball_free.y"], 0.8)
     assert w.reset_simulation()
     assert np.isclose(w.controller.model.scene.initial.q["ball_free.y"], 0.8)
+
+
+def test_files_opened_or_saved_by_the_editor_are_in_the_windows_recent_list(main_window, qtbot, tmp_path):
+    """One recent-files list, the window's: a scene saved by the editor's Save (asked before a
+    New, or by the editor's own Save As) or opened by the editor is on top of Open Recent."""
+    w, ed = main_window, main_window.editor
+    first, second = str(tmp_path / "first.json"), str(tmp_path / "second.json")
+    ed.new_action.trigger()
+    ed.ask_save_path = lambda: first
+    assert ed.save_as()
+    assert w._recent()[0] == first
+    ed.ask_save_path = lambda: second
+    assert ed.save_as()
+    assert w._recent()[:2] == [second, first]
+    assert ed.open_file(first)
+    assert w._recent()[:2] == [first, second]
+    w._fill_recent()
+    assert [a.text() for a in w.recent_menu.actions()][:2] == [first, second]
