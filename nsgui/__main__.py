@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import sys
 
 from nsgui import __version__
@@ -41,10 +42,26 @@ def build_parser(with_commands=True):
 
 def main(argv=None):
     try:
-        return _main(argv)
+        code = _main(argv)
     except KeyboardInterrupt:  # Ctrl-C before a command installs its own handler (imports, loading)
         sys.stderr.write("nsgui: interrupted\n")
-        return 130
+        code = 130
+    if argv is None:  # the program itself (not a caller in Python): everything is written and closed
+        _leave(code)
+    return code
+
+
+def _leave(code):
+    """Exit now, after the atexit handlers (temporary folders) but without the interpreter's
+    teardown: unloading numba's compiled kernels takes about half a second after a short run."""
+    import atexit
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said there
+            pass
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 def _main(argv):
