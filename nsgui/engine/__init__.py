@@ -7,8 +7,22 @@ from ._numba_cache import ensure_fresh as _ensure_fresh
 
 _ensure_fresh()
 
-from .compile import Model, compile_scene  # noqa: E402
-from .simulator import Event, SimState, SimulationError, Simulator  # noqa: E402
 from .simulate import Result, simulate  # noqa: E402
+
+# The compiled parts load numba (about half a second): they are imported on first use, so that the
+# light modules (codes, signals, recorder, export) and `simulate` come without it; the window shows
+# itself before the engine loads.
+_LAZY = {"Model": "compile", "compile_scene": "compile", "Event": "simulator", "SimState": "simulator",
+         "SimulationError": "simulator", "Simulator": "simulator"}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["Model", "compile_scene", "Event", "SimState", "SimulationError", "Simulator", "Result", "simulate"]

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compile import Model, compile_scene
 from nsgui.scene import Scene
-from .simulator import SimulationError, Simulator
+
+# .compile and .simulator load numba: imported where a run starts, so that importing nsgui.engine
+# (which exports simulate) stays light
 
 CALL_SECONDS = 0.05  # each kernel call lasts about this long at most, so a stop request is seen soon
 CALL_BYTES = 4 << 20  # and hands over at most this many bytes of rows
@@ -23,7 +24,7 @@ class Result:
     signals: dict
     events: list
     summary: dict
-    model: Model = field(repr=False, default=None)
+    model: "Model" = field(repr=False, default=None)  # noqa: F821
 
     @property
     def t(self):
@@ -122,6 +123,8 @@ def simulate(scene_or_model, dt=None, duration=None, theta=None, projection=None
     `out` raises RunTooLarge before it starts; a failure to write `out` raises WriteError and leaves
     no file.
     """
+    from .compile import Model, compile_scene
+    from .simulator import Simulator
     every = int(every)
     if every < 1:
         raise ValueError(f"every = {every}: must be a whole number ≥ 1")
@@ -180,6 +183,7 @@ def _abort(sink):
 
 
 def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs):
+    from .simulator import SimulationError
     model = sim.model
     first = sim.signal_vector()[None, :]
     sink.append(first)
