@@ -68,6 +68,92 @@ def _leave_on_signals(app, window):
     return timer
 
 
+FIRST_PAINT_WAIT_MS = 1000  # a window that is never exposed (another desktop) opens its scene anyway
+
+
+def _after_paint(window, callback, wait_ms=None):
+    """Call `callback` once, after the window's next paint is on the screen (or after `wait_ms`)."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    def fire():
+        if watcher.pending:
+            watcher.pending = False
+            window.removeEventFilter(watcher)
+            callback()
+
+    class PaintWatcher(QObject):
+        pending = True
+
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Paint:
+                QTimer.singleShot(0, fire)  # once this paint and its children's are flushed
+            return False
+
+    watcher = PaintWatcher(window)
+    window.installEventFilter(watcher)
+    if wait_ms is not None:
+        QTimer.singleShot(wait_ms, fire)
+
+
+class _StartupProbe:
+    """For benchmarks/startup.py (NSGUI_STARTUP_PROBE set): prints "nsgui: first paint" once the
+    window's first paint is on the screen, "nsgui: scene shown" once a paint shows the opened scene,
+    then leaves."""
+
+    def __init__(self, window):
+        self.window = window
+        _after_paint(window, lambda: self._say("nsgui: first paint"))
+
+    def opened(self):
+        _after_paint(self.window, lambda: self._say("nsgui: scene shown", leave=True))
+        self.window.update()
+
+    def _say(self, text, leave=False):
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        if leave:
+            self.window.controller.shutdown()
+            os._exit(0)
+
+
+def _run_unattended(app, window, args, exit_code):
+    """--run-for T: run T s of simulated time; --screenshot FILE: then save the window and quit."""
+    from PySide6.QtCore import QTimer
+    ctrl = window.controller
+    ctrl.set_speed(args.speed)
+    if args.run_for:
+        ctrl.run_until(args.run_for)
+    started = time.perf_counter()
+
+    def poll():
+        finished = not ctrl.runner.busy
+        if not finished and time.perf_counter() - started < 900:
+            return
+        timer.stop()
+        ctrl.flush()
+        if not finished:
+            window.post("error", "--run-for: gave up waiting after 900 s")
+            exit_code["code"] = 1
+        window.plots.refresh_all()
+        QTimer.singleShot(400, finish)
+
+    def finish():
+        window.view3d.show_row()
+        if args.screenshot:
+            try:
+                _save_screenshot(window, args.screenshot)
+                print(f"screenshot written to {args.screenshot} (t = {ctrl.cursor_time:.3f} s)")
+            except OSError as exc:
+                sys.stderr.write(f"nsgui: {exc}\n")
+                exit_code["code"] = 1
+            window.close()
+            app.quit()
+
+    timer = QTimer(window)
+    timer.timeout.connect(poll)
+    timer.start(50)
+
+
 def gui_main(args=None):
     """Open the window; `args` as parsed by nsgui.__main__ (or an argument list)."""
     if args is None or isinstance(args, (list, tuple)):
@@ -87,7 +173,6 @@ def gui_main(args=None):
 
     from nsgui.runtime.history import remove_own_spill_dirs, remove_stale_spill_dirs
     remove_stale_spill_dirs()  # history folders of windows that were killed
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("nsgui")
@@ -98,45 +183,24 @@ def gui_main(args=None):
     if unattended:  # the window may never be looked at: errors (a scene that cannot be opened) go to stderr too
         window.messages.posted.connect(_echo_error)
     window.show()
-    loaded = window.open_scene(scene_path)
     exit_code = {"code": 0}
 
-    if unattended:
-        if not loaded:
-            return 1
-        ctrl = window.controller
-        ctrl.set_speed(args.speed)
-        if args.run_for:
-            ctrl.run_until(args.run_for)
-        started = time.perf_counter()
-
-        def poll():
-            finished = not ctrl.runner.busy
-            if not finished and time.perf_counter() - started < 900:
-                return
-            timer.stop()
-            ctrl.flush()
-            if not finished:
-                window.post("error", "--run-for: gave up waiting after 900 s")
+    def open_scene():
+        loaded = window.open_scene(scene_path)
+        if probe is not None:
+            probe.opened()
+        if unattended:
+            if loaded:
+                _run_unattended(app, window, args, exit_code)
+            else:
                 exit_code["code"] = 1
-            window.plots.refresh_all()
-            QTimer.singleShot(400, finish)
+                app.exit(1)
 
-        def finish():
-            window.view3d.show_row()
-            if args.screenshot:
-                try:
-                    _save_screenshot(window, args.screenshot)
-                    print(f"screenshot written to {args.screenshot} (t = {ctrl.cursor_time:.3f} s)")
-                except OSError as exc:
-                    sys.stderr.write(f"nsgui: {exc}\n")
-                    exit_code["code"] = 1
-                window.close()
-                app.quit()
-
-        timer = QTimer()
-        timer.timeout.connect(poll)
-        timer.start(50)
+    # the scene (and with it the engine, about a second) loads once the window is on the screen
+    window.statusBar().showMessage(f"Opening {os.path.basename(scene_path)}…")
+    _after_paint(window, open_scene, FIRST_PAINT_WAIT_MS)
+    # installed last, so its watcher sees the first paint first (before the scene starts loading)
+    probe = _StartupProbe(window) if os.environ.get("NSGUI_STARTUP_PROBE") else None
     code = app.exec()
     window.controller.shutdown()
     remove_own_spill_dirs()  # os._exit below skips atexit handlers
