@@ -102,10 +102,19 @@ class _StartupProbe:
 
     def __init__(self, window):
         self.window = window
-        _after_paint(window, lambda: self._say("nsgui: first paint"))
+        self.painted = False
+        _after_paint(window, self._first_paint)
+
+    def _first_paint(self):
+        if not self.painted:
+            self.painted = True
+            self._say("nsgui: first paint")
 
     def opened(self):
-        _after_paint(self.window, lambda: self._say("nsgui: scene shown", leave=True))
+        def shown():
+            self._first_paint()  # the paint that shows the scene may be the first one
+            self._say("nsgui: scene shown", leave=True)
+        _after_paint(self.window, shown)
         self.window.update()
 
     def _say(self, text, leave=False):
