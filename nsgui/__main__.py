@@ -5,7 +5,7 @@ import importlib
 import os
 import sys
 
-from nsgui import __version__
+from nsgui import __version__, startup
 
 # name: (module, function taking the command's argv, one line for `nsgui --help`)
 COMMANDS = {
@@ -41,6 +41,8 @@ def build_parser(with_commands=True):
 
 
 def main(argv=None):
+    if argv is None:  # the program itself: start-up without the cyclic collector (nsgui/startup.py)
+        startup.pause()
     try:
         code = _main(argv)
     except KeyboardInterrupt:  # Ctrl-C before a command installs its own handler (imports, loading)

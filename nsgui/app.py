@@ -6,6 +6,8 @@ import os
 import sys
 import time
 
+from nsgui import startup
+
 NO_DISPLAY = """nsgui: no display found (DISPLAY / WAYLAND_DISPLAY are not set), so the window cannot open.
   - Run a scene without a window:      nsgui run SCENE.json --duration 5 --out run.csv
   - Or open the window in a virtual display:
@@ -196,6 +198,7 @@ def gui_main(args=None):
 
     def open_scene():
         loaded = window.open_scene(scene_path)
+        startup.done()
         if probe is not None:
             probe.opened()
         if unattended:

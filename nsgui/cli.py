@@ -7,6 +7,8 @@ import signal
 import sys
 import time
 
+from nsgui import startup
+
 USAGE_EPILOG = """examples:
   nsgui run bouncing_ball --out ball.csv
   nsgui run double_pendulum_wall --no-projection --solver lemke --summary-json s.json
@@ -168,6 +170,7 @@ def _run(args, stop):
 
     def progress(fraction):
         stop.deferred = True  # stepping: a signal now stops the run where it is, keeping its rows
+        startup.done()
         bar(fraction)
         return not stop.requested
 

@@ -13,6 +13,8 @@ import os
 import re
 import sys
 
+from nsgui import startup
+
 PROG = "nsgui render"
 MAX_SIDE = 7680
 MAX_FPS = 240
@@ -128,6 +130,7 @@ def _frames(view, playback, times, size, failure):
     from nsgui.engine.simulator import SimulationError, Simulator
     model, rec = playback.model, playback.recorder
     sim = Simulator(model)
+    startup.done()
     for t in times:
         target = int(round(t / model.dt))
         try:

@@ -40,3 +40,12 @@ def test_a_command_run_as_the_program_runs_the_atexit_handlers_and_keeps_its_exi
     assert out.returncode == 2, out.stderr
     assert "no_such_scene_anywhere" in out.stderr
     assert out.stdout.strip() == "atexit ran"
+
+
+def test_the_collector_paused_for_the_start_up_runs_again_once_the_run_steps():
+    out = python("import atexit, gc, sys; atexit.register(lambda: print('collector on:', gc.isenabled(), flush=True));"
+                 "sys.argv = ['nsgui', 'run', 'bouncing_ball', '--duration', '0.05', '--quiet'];"
+                 "from nsgui.__main__ import main; sys.exit(main())")
+    assert out.returncode == 0, out.stderr
+    assert "steps            10" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "collector on: True"
