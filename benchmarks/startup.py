@@ -24,6 +24,7 @@ Xvfb start is not timed). Settings the window writes go to a temporary folder, n
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -53,6 +54,7 @@ LABELS = {
     "scene": "window with the scene drawn",
 }
 PROBE_LINES = {"nsgui: first paint": "window", "nsgui: scene shown": "scene"}
+PROBE = re.compile(r"^(nsgui: [a-z ]+?)(?: \(cpu ([0-9.]+) s\))?$")
 WINDOW_TIMEOUT = 120
 
 
@@ -63,29 +65,44 @@ def _env(tree, extra=None):
 
 
 def time_command(tree, row, env_extra):
-    """{row name: seconds} of one fresh process (the window row gives 'window' and 'scene')."""
+    """({key: wall seconds}, {key: CPU seconds}) of one fresh process. key: the row's name, or for
+    the window row 'window' (first paint) and 'scene' (scene shown), whose CPU times the app
+    reports; for the others, CPU is the process's user + system time."""
     cmd = [PY, *COMMANDS[row]]
     env = _env(tree, env_extra if row == "window" else None)
+    wall, cpu = {}, {}
     t0 = time.perf_counter()
-    if row != "window":
-        subprocess.run(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        return {row: time.perf_counter() - t0}
-    out = {}
-    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE if row == "window" else subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, text=True)
     try:
-        for line in proc.stdout:
-            key = PROBE_LINES.get(line.strip())
-            if key:
-                out[key] = time.perf_counter() - t0
-            if time.perf_counter() - t0 > WINDOW_TIMEOUT:
-                break
+        if row == "window":
+            for line in proc.stdout:
+                m = PROBE.match(line.strip())
+                key = PROBE_LINES.get(m.group(1)) if m else None
+                if key:
+                    wall[key] = time.perf_counter() - t0
+                    if m.group(2):
+                        cpu[key] = float(m.group(2))
+                if key == "scene" or time.perf_counter() - t0 > WINDOW_TIMEOUT:
+                    break
+            proc.kill()
     finally:
-        proc.kill()
-        proc.wait()
-    if "window" not in out:
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        if proc.stdout:
+            proc.stdout.close()
+    if row != "window":
+        code = os.waitstatus_to_exitcode(status)
+        if code:
+            raise RuntimeError(f"{tree}: {' '.join(cmd)} failed (exit code {code})")
+        wall[row] = time.perf_counter() - t0
+        cpu[row] = usage.ru_utime + usage.ru_stime
+    elif "window" not in wall:
         raise RuntimeError(f"{tree}: the window never reported its first paint")
-    out.setdefault("scene", out["window"])  # an app that draws the scene in its first paint
-    return out
+    else:  # an app that draws the scene in its first paint
+        wall.setdefault("scene", wall["window"])
+        if "window" in cpu:
+            cpu.setdefault("scene", cpu["window"])
+    return wall, cpu
 
 
 class _Display:
@@ -133,6 +150,7 @@ def main(argv=None):
         rows.insert(0, "pass")
 
     times = {(t, r): [] for t in trees for r in rows + ["scene"]}
+    cpu = {(t, r): [] for t in trees for r in rows + ["scene"]}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="nsgui-startup-") as config, _Display() as display:
         # the window's QSettings (recent files, layout) land in a throwaway folder
@@ -140,24 +158,28 @@ def main(argv=None):
         for rep in range(args.repeat + 1):  # the first round warms up and is not kept
             for r in rows:
                 for t, path in trees.items():
-                    for key, seconds in time_command(path, r, window_env).items():
-                        if rep:
+                    walls, cpus = time_command(path, r, window_env)
+                    if rep:
+                        for key, seconds in walls.items():
                             times[(t, key)].append(seconds)
+                        for key, seconds in cpus.items():
+                            cpu[(t, key)].append(seconds)
             print(f"round {rep}/{args.repeat} done", file=sys.stderr)
     load_after = os.getloadavg()
 
     shown = rows + (["scene"] if "window" in rows else [])
     names = list(trees)
-    head = "| command | " + " | ".join(f"{n}: median (min–max) | {n}: × pass" for n in names) + " |"
-    print(head)
-    print("|---|" + "---|---|" * len(names))
+    print("| command | " + " | ".join(f"{n}: wall, median (min–max) | {n}: × pass | {n}: CPU (× pass)" for n in names) + " |")
+    print("|---|" + "---|---|---|" * len(names))
     for r in shown:
         cells = []
         for n in names:
             v = times[(n, r)]
-            base = statistics.median(times[(n, "pass")])
             med = statistics.median(v)
-            cells.append(f"{med:.3f} s ({min(v):.3f}–{max(v):.3f}) | {med / base:.1f}×")
+            cells.append(f"{med:.3f} s ({min(v):.3f}–{max(v):.3f}) | {med / statistics.median(times[(n, 'pass')]):.1f}×")
+            c = cpu[(n, r)]
+            c_pass = statistics.median(cpu[(n, "pass")])
+            cells.append(f"{statistics.median(c):.3f} s ({statistics.median(c) / c_pass:.0f}×)" if c else "–")
         print(f"| {LABELS[r]} | " + " | ".join(cells) + " |")
     print(f"\n{args.repeat} runs each after one warm-up run; {os.cpu_count()} CPUs; load average "
           f"{load_before[0]:.1f} before, {load_after[0]:.1f} after; python {sys.version.split()[0]}; "

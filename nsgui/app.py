@@ -99,8 +99,8 @@ def _after_paint(window, callback, wait_ms=None):
 
 class _StartupProbe:
     """For benchmarks/startup.py (NSGUI_STARTUP_PROBE set): prints "nsgui: first paint" once the
-    window's first paint is on the screen, "nsgui: scene shown" once a paint shows the opened scene,
-    then leaves."""
+    window's first paint is on the screen, "nsgui: scene shown" once a paint shows the opened scene
+    (each with the CPU time of the process so far), then leaves."""
 
     def __init__(self, window):
         self.window = window
@@ -120,7 +120,7 @@ class _StartupProbe:
         self.window.update()
 
     def _say(self, text, leave=False):
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(f"{text} (cpu {time.process_time():.3f} s)\n")
         sys.stdout.flush()
         if leave:
             self.window.controller.shutdown()
@@ -165,6 +165,15 @@ def _run_unattended(app, window, args, exit_code):
     timer.start(50)
 
 
+def _import_before_qt():
+    """Import the 3D view's Qt-free library before PySide6: once loaded, PySide6 reads the source of
+    every module imported after it (its __feature__ import hook), which made vispy's import slower."""
+    try:
+        import vispy.scene  # noqa: F401
+    except Exception:  # the 3D view says what is wrong
+        pass
+
+
 def gui_main(args=None):
     """Open the window; `args` as parsed by nsgui.__main__ (or an argument list)."""
     if args is None or isinstance(args, (list, tuple)):
@@ -184,6 +193,7 @@ def gui_main(args=None):
 
     from nsgui.runtime.history import remove_own_spill_dirs, remove_stale_spill_dirs
     remove_stale_spill_dirs()  # history folders of windows that were killed
+    _import_before_qt()
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("nsgui")
