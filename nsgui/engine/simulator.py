@@ -56,24 +56,34 @@ class SimState:
                         self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
                         dict(self.external_next))
 
-    # Snapshots cross a pipe thousands of times a second (the window's simulation process): pickled
-    # as the bytes of one flat array, which costs a tenth of pickling a dozen small arrays.
-    def __getstate__(self):
-        d = dict(self.__dict__)
-        names = [k for k, a in d.items() if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype == np.float64]
-        sizes = [len(d[k]) for k in names]
-        flat = np.concatenate([d.pop(k) for k in names]) if names else np.empty(0)
-        d["_packed"] = (names, sizes, flat.tobytes())
-        return d
 
-    def __setstate__(self, d):
-        names, sizes, data = d.pop("_packed")
-        flat = np.frombuffer(bytearray(data))
-        k = 0
+_STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats")
+
+
+def pack_states(states):
+    """SimStates of one run as one array and a few lists (what the window's simulation process
+    sends several thousand times a second: pickling this costs nothing next to the states one by one)."""
+    with_row = all(s.row is not None for s in states)
+    names = _STATE_ARRAYS + ("row",) if with_row else _STATE_ARRAYS
+    sizes = [len(getattr(states[0], n)) for n in names] if states else []
+    block = np.empty((len(states), 1 + sum(sizes)))
+    for k, s in enumerate(states):
+        block[k, 0] = s.t
+        np.concatenate([getattr(s, n) for n in names], out=block[k, 1:])
+    return names, sizes, block, [s.step_count for s in states], [s.external_next for s in states]
+
+
+def unpack_states(packed):
+    """The SimStates of pack_states (their arrays are views of one copy of the block)."""
+    names, sizes, block, step_counts, external = packed
+    out = []
+    for b, count, ext in zip(block.copy(), step_counts, external):
+        fields, k = {}, 1
         for name, size in zip(names, sizes):
-            d[name] = flat[k:k + size]
+            fields[name] = b[k:k + size]
             k += size
-        self.__dict__.update(d)
+        out.append(SimState(t=float(b[0]), step_count=count, external_next=ext, **fields))
+    return out
 
 
 class Simulator:

@@ -12,20 +12,22 @@ SimState snapshots, signal rows, events.
 
 from __future__ import annotations
 
+import collections
 import multiprocessing as mp
 import os
 import signal
+import threading
 import time
 
 import numpy as np
 
 from nsgui.runtime.worker import SNAPSHOT_INTERVAL, Drained
 
-MAX_IN_FLIGHT = 4
+MAX_IN_FLIGHT = 6  # messages sent and not yet taken by the window: its reader holds at most these
 POLL_SECONDS = 0.01
-MAX_MESSAGE_ROWS = 2000  # a message the GUI unpickles and stores in a few milliseconds...
+MAX_MESSAGE_ROWS = 2000  # a message the window unpickles and stores in a few milliseconds...
 MAX_MESSAGE_BYTES = 2_000_000  # ...also when a row is wide (many contacts: hundreds of signals)
-RECEIVE_BUDGET = 0.006  # seconds of unpickling per GUI tick; the rest waits for the next tick
+RECEIVE_BUDGET = 0.006  # seconds of storing messages per GUI tick; the rest waits for the next tick
 
 
 def _child_factory(scene_dict):
@@ -49,6 +51,7 @@ def _child_main(conn, snapshot_interval):
     acked = 0
     sent = 0
     ncmd = 0  # requests handled (acks excluded): replies tell the parent which requests they follow
+    outbox = collections.deque()  # parts of the last drain not sent yet (at most MAX_IN_FLIGHT out)
     try:
         while True:
             while conn.poll(0 if sent - acked < MAX_IN_FLIGHT else POLL_SECONDS):
@@ -62,21 +65,24 @@ def _child_main(conn, snapshot_interval):
                 if cmd == "load":
                     gen, scene_dict, state, running = args
                     runner.load(scene_dict, state=state, running=running)
+                    outbox.clear()  # rows of the old run: the window would drop them anyway
                 else:
                     getattr(runner, cmd)(*args)
                 if sent - acked >= MAX_IN_FLIGHT:
                     break
-            if sent - acked < MAX_IN_FLIGHT:
+            if not outbox and sent - acked < MAX_IN_FLIGHT:
                 # idle before the drain means nothing can follow it (requests come from this loop);
                 # asked after, a batch ending in between would be left behind, unsent
                 busy = runner.busy
-                d = runner.drain()
-                parts = _split(d)
-                for k, part in enumerate(parts, 1):
-                    sent += 1
-                    # busy until the last part: the window must not take a pause in the middle
-                    # of a drain for the end of the run (flush, exports)
-                    conn.send((sent, ncmd, gen, busy or k < len(parts), part))
+                parts = _split(runner.drain())
+                # a part says busy unless it is the last one: the window must not take a pause in
+                # the middle of a drain for the end of the run (flush, exports). Stamped now: the
+                # state they describe is the one after `ncmd` requests
+                outbox.extend((ncmd, gen, busy or k < len(parts), _packed(part))
+                              for k, part in enumerate(parts, 1))
+            while outbox and sent - acked < MAX_IN_FLIGHT:
+                sent += 1
+                conn.send((sent, *outbox.popleft()))
             time.sleep(POLL_SECONDS)
             if os.getppid() != parent:  # the window died without a word (SIGKILL): nobody listens
                 return
@@ -84,6 +90,20 @@ def _child_main(conn, snapshot_interval):
         pass
     finally:
         runner.quit(timeout=2.0)
+
+
+def _packed(d):
+    """The part with its snapshots as (row indices, pack_states(...)): one array to pickle."""
+    from nsgui.engine.simulator import pack_states
+    d.snapshots = ([i for i, _, _ in d.snapshots], pack_states([s for _, _, s in d.snapshots]))
+    return d
+
+
+def _unpacked(d):
+    from nsgui.engine.simulator import unpack_states
+    rows_at, packed = d.snapshots
+    d.snapshots = [(i, s.t, s) for i, s in zip(rows_at, unpack_states(packed))]
+    return d
 
 
 def _split(d):
@@ -125,6 +145,24 @@ class ProcessRunner:
         self._pending: list[Drained] = []
         self._names = []
         self._alive = True
+        # A reader thread takes each message off the pipe as soon as it is written and unpickles
+        # it: the GUI thread never waits for the simulation process to finish writing a message
+        # (messages exceed the pipe's buffer) and a tick only stores what has arrived. Messages are
+        # acknowledged when the GUI thread takes them, so the simulation process still waits for
+        # the window (at most MAX_IN_FLIGHT messages are held here).
+        self._inbox = collections.deque()
+        self._lost = False  # the pipe broke (the simulation process died)
+        self._reader = threading.Thread(target=self._read_loop, name="nsgui-simulation-pipe", daemon=True)
+        self._reader.start()
+
+    def _read_loop(self):
+        try:
+            while self._alive:
+                if self._conn.poll(0.05):
+                    seq, ncmd, gen, busy, d = self._conn.recv()
+                    self._inbox.append((seq, ncmd, gen, busy, _unpacked(d)))
+        except (EOFError, OSError):
+            self._lost = True
 
     # ------------------------------------------------------------------ requests
     def _send(self, *msg):
@@ -182,7 +220,7 @@ class ProcessRunner:
         self._receive()
         if not self._alive:
             return False
-        return self._child_busy or self._seen < self._ncmd or self._conn.poll(0)
+        return self._child_busy or self._seen < self._ncmd or bool(self._inbox)
 
     def quit(self, timeout=5.0):
         self._send("quit")
@@ -191,6 +229,7 @@ class ProcessRunner:
             self._proc.terminate()
             self._proc.join(1.0)
         self._alive = False
+        self._reader.join(1.0)
         return not self._proc.is_alive()
 
     # ------------------------------------------------------------------ data
@@ -199,8 +238,8 @@ class ProcessRunner:
             return
         start = time.perf_counter()
         try:
-            while time.perf_counter() - start < RECEIVE_BUDGET and self._conn.poll(0):
-                seq, ncmd, gen, busy, d = self._conn.recv()
+            while self._inbox and time.perf_counter() - start < RECEIVE_BUDGET:
+                seq, ncmd, gen, busy, d = self._inbox.popleft()
                 self._conn.send(("ack", seq))
                 self._seen = ncmd
                 if gen != self._generation:
@@ -209,6 +248,8 @@ class ProcessRunner:
                     self._child_busy = busy
                     self._running = d.running
                 self._pending.append(d)
+            if self._lost and not self._inbox:
+                raise EOFError
         except (EOFError, OSError):
             self._alive = False
             self._pending.append(Drained(self._generation, self._names, np.empty((0, len(self._names))),
