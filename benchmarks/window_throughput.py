@@ -69,7 +69,7 @@ def no_window_rows_per_s(scene, seconds):
     """The window's simulation process and pipe alone, drained at the window's display rate."""
     from nsgui.engine import compile_scene
     from nsgui.scene import load_scene
-    from nsgui.views.process_runner import ProcessRunner
+    from nsgui.runtime.process import ProcessRunner
     r = ProcessRunner()
     try:
         r.set_speed(None)
