@@ -5,16 +5,19 @@
 Rows (each a new process, timed from its start to its exit):
   pass      python -c pass                                   (the interpreter and site alone)
   engine    python -c "import nsgui.engine"
-  run       nsgui run bouncing_ball --duration 0.1 --quiet   (100 steps)
+  run       nsgui run bouncing_ball --duration 0.1 --quiet   (20 steps of 5 ms)
   examples  nsgui examples
   help      nsgui --help
   window    nsgui (the default example), timed until the window's first paint is on the screen
-            (NSGUI_STARTUP_PROBE=1 makes the app print "nsgui: first paint" then, once the scene is
-            drawn, "nsgui: scene shown" and leave); 'scene' is the second time.
+            (NSGUI_STARTUP_PROBE=1 makes the app print "nsgui: first paint (cpu S s)" then, once a
+            paint shows the scene, "nsgui: scene shown (cpu S s)" and leave); 'scene' is the second.
 
-Every command runs once unmeasured (disk caches, numba's cache), then --repeat times (default 7); the
+Every command runs once unmeasured (disk caches, numba's cache, the modules' bytecode: the runs
+write __pycache__ even where PYTHONDONTWRITEBYTECODE is set), then --repeat times (default 7); the
 runs of the rows and trees are interleaved so that a change of the machine's load hits them alike.
-Prints the medians (and min–max) with their ratio to `python -c pass` of the same tree.
+Prints the wall-clock medians (and min–max) with their ratio to the median of `python -c pass` (all
+trees' runs pooled), and the medians of the CPU time (user + system; for the window, as reported
+by the app at that paint), steadier than wall time on a loaded machine.
 
 --tree NAME=PATH (repeatable) times the checkout at PATH (PYTHONPATH=PATH, numba kernels warmed up
 there): e.g. `--tree before=/tmp/base --tree after=.` measures a change in one run. Default: this
@@ -60,6 +63,8 @@ WINDOW_TIMEOUT = 120
 
 def _env(tree, extra=None):
     env = dict(os.environ, PYTHONPATH=tree)
+    # as after an install (pip compiles the modules) or any earlier run: bytecode cached in __pycache__
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(extra or {})
     return env
 
@@ -169,17 +174,18 @@ def main(argv=None):
 
     shown = rows + (["scene"] if "window" in rows else [])
     names = list(trees)
+    # `python -c pass` is the same command for every tree: its runs are pooled for the ratios
+    base_wall = statistics.median([x for n in names for x in times[(n, "pass")]])
+    base_cpu = statistics.median([x for n in names for x in cpu[(n, "pass")]])
     print("| command | " + " | ".join(f"{n}: wall, median (min–max) | {n}: × pass | {n}: CPU (× pass)" for n in names) + " |")
     print("|---|" + "---|---|---|" * len(names))
     for r in shown:
         cells = []
         for n in names:
-            v = times[(n, r)]
+            v, c = times[(n, r)], cpu[(n, r)]
             med = statistics.median(v)
-            cells.append(f"{med:.3f} s ({min(v):.3f}–{max(v):.3f}) | {med / statistics.median(times[(n, 'pass')]):.1f}×")
-            c = cpu[(n, r)]
-            c_pass = statistics.median(cpu[(n, "pass")])
-            cells.append(f"{statistics.median(c):.3f} s ({statistics.median(c) / c_pass:.0f}×)" if c else "–")
+            cells.append(f"{med:.3f} s ({min(v):.3f}–{max(v):.3f}) | {med / base_wall:.1f}×")
+            cells.append(f"{statistics.median(c):.3f} s ({statistics.median(c) / base_cpu:.0f}×)" if c else "–")
         print(f"| {LABELS[r]} | " + " | ".join(cells) + " |")
     print(f"\n{args.repeat} runs each after one warm-up run; {os.cpu_count()} CPUs; load average "
           f"{load_before[0]:.1f} before, {load_after[0]:.1f} after; python {sys.version.split()[0]}; "
