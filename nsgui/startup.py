@@ -18,6 +18,10 @@ def pause():
     gc.disable()
 
 
+def paused():
+    return _paused
+
+
 def done():
     """Start-up is over: resume the collector (nothing to do when it was not paused)."""
     global _paused

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTabBar,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
 
+from nsgui import startup
 from nsgui.engine import codes
 from nsgui.examples import default_scene, example_path, example_names, scenes_dir
 from nsgui.views.document import SceneDocument
@@ -121,9 +122,12 @@ class MainWindow(QMainWindow):
         # Python's full garbage collection scans every tracked object: with Qt, vispy and pyqtgraph
         # loaded that took 30-110 ms, a visible stall whenever it fell during a run. The objects
         # alive now (modules, widgets, shaders) live as long as the window: move them out of the
-        # collector's scans (collected first, so no garbage is kept).
-        gc.collect()
-        gc.freeze()
+        # collector's scans (collected first, so no garbage is kept). Run as the program, nsgui
+        # starts with the collector paused and freezes them once the scene is open (no full
+        # collection before the first paint).
+        if not startup.paused():
+            gc.collect()
+            gc.freeze()
 
     # ------------------------------------------------------------------ construction
     def _restore_layout(self, state):
