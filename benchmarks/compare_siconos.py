@@ -4,7 +4,7 @@
 
 Runs both on the same scene (projection off, θ = 0.5) and prints, per example, the max difference of
 q and of v over the run, and the first step where either differs by more than --threshold. The
-nsgui scheme is meant to reproduce MoreauJeanOSI to round-off (shared/domain/time_stepping.md §3).
+nsgui scheme is meant to reproduce MoreauJeanOSI to round-off (the time-stepping digest §3, docs/numerics.md).
 For the double pendulum (non-constant mass) Siconos's Newton loop may take a second iteration, so
 it is also run with the Newton loop capped at one iteration (the linearly implicit scheme).
 Siconos runs in a subprocess of /usr/bin/python3 (benchmarks/siconos_scenes.py).

@@ -39,7 +39,7 @@ QUICK_MAX_STEPS = 1000
 def nsgui_available():
     try:
         from nsgui.scene import load_scene  # noqa: F401
-        from nsgui.engine import Simulator, compile_scene
+        from nsgui.engine import Simulator, compile_scene  # noqa: F401
         import scene_params  # noqa: F401
         return True, ""
     except Exception as exc:  # missing module or broken import: report it, keep the Siconos side

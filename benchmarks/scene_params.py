@@ -6,7 +6,6 @@ same work; it raises ValueError, naming the scene and the key, when a scene no l
 Siconos model assumes (e.g. a body whose centre of mass is off its frame origin).
 """
 import copy
-import math
 import os
 
 from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scene_from_dict

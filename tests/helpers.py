@@ -1,7 +1,7 @@
 """Shared helpers for the physics tests: example scenes, edited copies, signal matrices.
 
-Every oracle lives in the tests themselves (closed forms of time_stepping.md §8 / dynamics.md);
-these helpers only load scenes and reshape the recorded signals.
+Every oracle lives in the tests themselves (closed forms of the time-stepping digest §8 and of the
+dynamics digest); these helpers only load scenes and reshape the recorded signals.
 """
 
 import os
@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from nsgui.scene import load_scene, scene_from_dict, scene_to_dict
-from nsgui.engine import simulate
+from nsgui.engine import codes, simulate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENES = os.path.join(ROOT, "resources", "scenes")
@@ -73,7 +73,7 @@ class Run:
 
     def impact_rows(self, contact=None):
         st = self.status if contact is None else self.status[:, [self.col(contact)]]
-        return np.nonzero((st == 3).any(axis=1))[0]
+        return np.nonzero((st == codes.IMPACT).any(axis=1))[0]
 
 
 def rest_time(t, pn):

@@ -8,7 +8,6 @@ only the keys of their `type` are written and compared.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import field, fields, is_dataclass, make_dataclass
 from pathlib import Path
 

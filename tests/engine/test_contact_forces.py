@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import ROOT, Run, example_dict, scene_path
+from nsgui.engine import codes
 from nsgui.scene import scene_from_dict
 
 G = 9.81
@@ -79,7 +80,7 @@ def test_two_link_arm_pressing_on_the_ground_shows_the_static_force():
     assert 5.0 < expected < 10.0                                      # a few newtons, not ≈ 0
     fn = S["contact.tip_ground.fn"]
     pressed = run.t >= 2.5
-    assert np.all(S["contact.tip_ground.status"][pressed] == 1)
+    assert np.all(S["contact.tip_ground.status"][pressed] == codes.STICK)
     np.testing.assert_allclose(fn[pressed], expected, rtol=1e-4)
     # the percussion of the same step is h times smaller (what the old card showed: ≈ 0.007)
     np.testing.assert_allclose(S["contact.tip_ground.pn"][-1], expected * run.h, rtol=1e-4)

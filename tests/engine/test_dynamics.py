@@ -1,4 +1,4 @@
-"""Smooth dynamics of the compiled model against dynamics.md §2.2, §7.4 (D7.5) and control.md (C8.1)."""
+"""Smooth dynamics of the compiled model against the dynamics digest §2.2, §7.4 (D7.5) and the control digest (C8.1)."""
 
 import glob
 import os
@@ -85,7 +85,7 @@ def test_cart_pendulum_terms_equal_closed_forms():
 
 def test_cart_pendulum_conserves_energy_and_horizontal_momentum():
     """With F = T = 0 (D7.5): E = ½ q̇ᵀMq̇ - m2 g0 b cos θ2 and p = (m1+m2) ẋ1 + m2 b cos θ2 θ̇2 are
-    constants. The §3 step freezes M at q_k (time_stepping.md §3.1 item 7): O(h²) per step, so the
+    constants. The §3 step freezes M at q_k (the time-stepping digest §3.1 item 7): O(h²) per step, so the
     drift over a run is first order in h (measured 3.0e-3 relative on E at h = 1e-3 over 3 s), not O(h²)."""
     drifts = []
     for dt in (2e-3, 1e-3):
@@ -156,7 +156,7 @@ def test_double_pendulum_mass_matrix_closed_form():
 
 
 def _reference_cart_pendulum(q, v, h, n, theta=0.5):
-    """time_stepping.md (T3.2)–(T3.6) written out for (D7.5): F = -C q̇ - g, Jacobians in closed form."""
+    """The time-stepping digest (T3.2)–(T3.6) written out for (D7.5): F = -C q̇ - g, Jacobians in closed form."""
     out = [np.r_[q, v]]
     for _ in range(n):
         th, thd = q[1], v[1]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nsgui.scene import load_scene, scene_from_dict
-from nsgui.engine import SimulationError, Simulator, compile_scene, simulate
+from nsgui.engine import SimulationError, codes, Simulator, compile_scene, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "resources" / "scenes"
@@ -55,7 +55,7 @@ def test_resume_from_a_past_state_with_an_edited_restitution():
     branch.set_state(snap)
     rows = branch.run(20)
     vy = rows[:, branch.signal_names.index("v.ball.y")]
-    k = np.nonzero(rows[:, branch.signal_names.index("contact.ball_ground.status")] == 3)[0][0]
+    k = np.nonzero(rows[:, branch.signal_names.index("contact.ball_ground.status")] == codes.IMPACT)[0][0]
     before = vy[k - 1] if k > 0 else snap.v[1]
     # the edited law acts from the resume point: v+ = -0.3 v- (linear relation, standard scheme)
     assert vy[k] == pytest.approx(-0.3 * before, rel=1e-12)
@@ -211,7 +211,7 @@ def test_joint_limit_is_a_unilateral_constraint_with_restitution():
                                    limits={"lower": -0.2, "upper": 0.2, "restitution": 0.5}))
     x, v = result["q.x"], result["v.x"]
     status = result["contact.x.upper.status"]
-    k = np.nonzero(status == 3)[0][0]
+    k = np.nonzero(status == codes.IMPACT)[0][0]
     assert v[k] == pytest.approx(-0.5 * v[k - 1], rel=1e-12)  # Newton's law on the limit
     assert x.max() <= 0.2 + 1e-3 * 1.0  # up to h |v|
     assert result["contact.x.upper.pn"][k] == pytest.approx(2.0 * 1.5 * v[k - 1], rel=1e-12)

@@ -1,4 +1,4 @@
-"""Bouncing ball against the closed forms of time_stepping.md §8.1 (T8.1)–(T8.5) and the scheme of §3.
+"""Bouncing ball against the closed forms of the time-stepping digest §8.1 (T8.1)–(T8.5) and the scheme of §3.
 
 Projection off + θ = ½ is the standard Moreau–Jean scheme: the ball is a linear relation with constant
 mass, so §3.3 gives exact per-step properties (restitution, resting percussion) besides the O(h) timing.
@@ -6,6 +6,8 @@ mass, so §3.3 gives exact per-step properties (restitution, resting percussion)
 
 import numpy as np
 import pytest
+
+from nsgui.engine import codes
 
 from tests.helpers import Run, example, rest_time, with_restitution
 
@@ -89,7 +91,7 @@ def test_resting_percussion_is_mgh():
     rest = run.t >= T_STAR + 0.6
     np.testing.assert_allclose(run.pn[rest, 0], M * G * h, rtol=1e-12)
     assert np.abs(run.V[rest]).max() <= 1e-15
-    assert np.all(run.status[rest, 0] == 1)          # resting contact: stick, not impact
+    assert np.all(run.status[rest, 0] == codes.STICK)          # resting contact: stick, not impact
     # ... and with the projection (the scenes' default) the same load, the ball on the surface
     run = Run(example("bouncing_ball"), dt=h, duration=T_STAR + 0.5)
     rest = run.t >= T_STAR + 0.1
@@ -112,7 +114,7 @@ def test_elastic_ball_bounces_back_to_its_height():
 
 
 def _reference_ball(h, n, e=E_N, gamma=0.5, theta=0.5):
-    """time_stepping.md §3.1 written out for the ball (m = 1, H = 1, y = gap): (y, U, percussion) rows."""
+    """The time-stepping digest §3.1 written out for the ball (m = 1, H = 1, y = gap): (y, U, percussion) rows."""
     y, u = H0, 0.0
     out = [(y, u, 0.0)]
     for _ in range(n):

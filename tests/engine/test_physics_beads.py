@@ -1,4 +1,4 @@
-"""Bead column (N = 10): static load at rest and complementarity at every step (time_stepping.md §3.1)."""
+"""Bead column (N = 10): static load at rest and complementarity at every step (the time-stepping digest §3.1)."""
 
 import numpy as np
 import pytest

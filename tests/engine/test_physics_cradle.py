@@ -5,12 +5,14 @@ internal (equal and opposite along the normal), so an impact step changes p only
 strings over the step, O(h) and small near the bottom.
 
 The scene as written has the balls exactly touching: a simultaneous-impact LCP then treats the touching
-chain as one body (dynamics.md §5.7) and which contacts join is decided by round-off gaps of ±1e-17, so
+chain as one body (the dynamics digest §5.7) and which contacts join is decided by round-off gaps of ±1e-17, so
 the pass-along is checked on a cradle built here with 0.1 mm gaps (binary impacts, one per step).
 """
 
 import numpy as np
 import pytest
+
+from nsgui.engine import codes
 
 from tests.helpers import Run, example, example_dict, scene_from_dict
 
@@ -59,7 +61,7 @@ def test_gapped_cradle_passes_momentum_along():
     first = rows[0]
     w_in = run.V[first - 1, 0]                       # ball0's swing speed just before the first impact
     # one binary impact per step, left to right
-    hit = [int(np.nonzero(run.status[first + i] == 3)[0][0]) for i in range(4)]
+    hit = [int(np.nonzero(run.status[first + i] == codes.IMPACT)[0][0]) for i in range(4)]
     assert hit == [0, 1, 2, 3]
     after = run.V[first + 4]
     assert after[4] == pytest.approx(w_in, rel=2e-3)           # the last ball leaves with the speed

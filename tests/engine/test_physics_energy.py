@@ -10,6 +10,7 @@ So the test bound per step is m_total g² h² (O(h²)); nonlinear models add an 
 import numpy as np
 import pytest
 
+from nsgui.engine import codes
 from nsgui.scene import body_mass_properties
 
 from tests.helpers import Run, example, example_dict, scene_from_dict, with_restitution
@@ -30,7 +31,7 @@ def _check_non_increasing(name, projection):
     tol = _total_mass(run.model) * g ** 2 * run.h ** 2 + 1e-12 * np.abs(run.E).max()
     # the projection moves bodies out of penetration and books the potential energy it changes
     dE = np.diff(run.E - run.S["energy.projection"])
-    impact = (run.status[1:] == 3).any(axis=1)
+    impact = (run.status[1:] == codes.IMPACT).any(axis=1)
     assert impact.any() or name == "sliding_box", "the scene should have impacts"
     assert dE.max() <= tol, (name, run.t[1 + np.argmax(dE)], dE.max(), tol)
     # inelastic impacts do dissipate: the loss is booked as impact energy, never negative

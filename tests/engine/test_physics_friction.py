@@ -1,7 +1,9 @@
-"""Coulomb friction against time_stepping.md §8.2 (T8.6)–(T8.7) and the two-corner load split §8.4 (T8.10)."""
+"""Coulomb friction against the time-stepping digest §8.2 (T8.6)–(T8.7) and the two-corner load split §8.4 (T8.10)."""
 
 import numpy as np
 import pytest
+
+from nsgui.engine import codes
 
 from tests.helpers import Run, example
 
@@ -26,7 +28,7 @@ def test_sliding_block_stops_at_closed_form_time_and_distance(projection):
     sliding = slice(1, k_stop - 1)
     np.testing.assert_allclose(run.pt[sliding, 0], -MU * M * G * h, rtol=1e-12)
     np.testing.assert_allclose(run.pn[1:, 0], M * G * h, rtol=1e-12)
-    assert np.all(run.status[sliding, 0] == 2) and np.all(run.status[k_stop + 1:, 0] == 1)
+    assert np.all(run.status[sliding, 0] == codes.SLIP) and np.all(run.status[k_stop + 1:, 0] == codes.STICK)
     np.testing.assert_allclose(np.diff(vx[:k_stop]), -MU * G * h, rtol=1e-9)
     # the block neither sinks nor turns
     assert np.abs(run.Q[:, 1]).max() < 1e-12 and np.abs(run.Q[:, 2]).max() < 1e-12
@@ -43,7 +45,7 @@ def test_push_below_friction_limit_sticks():
     h = run.h
     np.testing.assert_allclose(run.pt[1:, 0], -2.0 * h, rtol=1e-13)
     np.testing.assert_allclose(run.pn[1:, 0], M * G * h, rtol=1e-13)
-    assert np.all(run.status[1:, 0] == 1)
+    assert np.all(run.status[1:, 0] == codes.STICK)
     assert np.all(run.Q == run.Q[0]) and np.all(run.V == 0.0)
 
 
@@ -59,7 +61,7 @@ def test_push_above_friction_limit_slides(solver):
     assert abs(2 * c2 / a - 1) < 1e-9 and abs(c1) < 1e-9 and abs(c0) < 1e-9
     np.testing.assert_allclose(x, 0.5 * a * t ** 2, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(run.pt[1:, 0], -MU * M * G * h, rtol=1e-9)
-    assert np.all(run.status[2:, 0] == 2)
+    assert np.all(run.status[2:, 0] == codes.SLIP)
     # balance: work of the push = kinetic energy + friction loss
     S = run.S
     assert abs(F * x[-1] - S["energy.kinetic"][-1] - S["energy.friction"][-1]) < 1e-9 * F * x[-1]

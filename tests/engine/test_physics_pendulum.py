@@ -7,6 +7,8 @@ H1 = [cos θ1, 0] and H2 = [cos θ1 + cos(θ1 + θ2), cos(θ1 + θ2)] (l = 1, wa
 import numpy as np
 import pytest
 
+from nsgui.engine import codes
+
 from tests.helpers import Run, example
 
 G = 10.0
@@ -34,8 +36,8 @@ def test_masses_stay_right_of_the_wall(runs):
     assert plain.gap.min() >= -plain.h * speed
     assert proj.gap.min() >= -1e-9                           # projection: admissible to round-off
     for run in (plain, proj):
-        assert (run.status[:, run.col("m1_wall")] == 3).sum() >= 2
-        assert (run.status[:, run.col("m2_wall")] == 3).sum() >= 1
+        assert (run.status[:, run.col("m1_wall")] == codes.IMPACT).sum() >= 2
+        assert (run.status[:, run.col("m2_wall")] == codes.IMPACT).sum() >= 1
 
 
 @pytest.mark.parametrize("projection", [False, True])

@@ -1,11 +1,13 @@
 """Falling rod: single-contact impact percussion (T8.8)/(D5.9) and Newton's law of the standard scheme.
 
 The oracle is computed from the run's own pre-impact state (q_k, v_k) with the rod's closed forms
-(time_stepping.md §8.3): gap y + s L/2 sin φ, H = [0, 1, s L/2 cos φ], D = 1/m + (L/2)² cos² φ / I.
+(the time-stepping digest §8.3): gap y + s L/2 sin φ, H = [0, 1, s L/2 cos φ], D = 1/m + (L/2)² cos² φ / I.
 """
 
 import numpy as np
 import pytest
+
+from nsgui.engine import codes
 
 from tests.helpers import Run, example
 
@@ -31,7 +33,7 @@ def test_first_impact_percussion_matches_single_contact_formula():
     h = run.h
     k = int(np.nonzero((run.pn > 0).any(axis=1))[0][0])
     c = int(np.argmax(run.pn[k]))
-    assert run.status[k, c] == 3 and run.pn[k, 1 - c] == 0.0       # one end only
+    assert run.status[k, c] == codes.IMPACT and run.pn[k, 1 - c] == 0.0       # one end only
     q, v = run.Q[k - 1], run.V[k - 1]
     s = end_sign(run, c, q)
     assert s == -1                                                 # tilted +30°: the left end lands

@@ -1,4 +1,4 @@
-"""Every step of a run is one Moreau–Jean step of time_stepping.md §3.1 (projection off, θ = ½).
+"""Every step of a run is one Moreau–Jean step of the time-stepping digest §3.1 (projection off, θ = ½).
 
 For models with constant M and constant forces (free bodies with the frame at the CoM, prismatic chains,
 gravity only) the free velocity is v_k + h M⁻¹ f exactly, so each recorded step can be checked against

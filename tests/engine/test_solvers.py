@@ -7,6 +7,7 @@ which is how the stepper forms them (q in the range of H makes every problem sol
 import numpy as np
 import pytest
 
+from nsgui.engine.codes import BAD_INPUT, ITERATION_CAP, RAY_TERMINATION, SOLVED
 from nsgui.engine.solvers import (
     bpp_lcp,
     fc2d_residual,
@@ -45,22 +46,22 @@ def chain(n, mass=1.0, g=9.81, h=1e-3, v=None):
 def test_lemke_known_solutions():
     M = np.array([[2.0, 1.0], [1.0, 2.0]])
     z, status, piv = lemke(M, np.array([-5.0, -6.0]), 100)
-    assert status == 0
+    assert status == SOLVED
     np.testing.assert_allclose(z, [4 / 3, 7 / 3], rtol=1e-13)
     z, status, piv = lemke(M, np.array([-1.0, 4.0]), 100)
-    assert status == 0
+    assert status == SOLVED
     np.testing.assert_allclose(z, [0.5, 0.0], atol=1e-14)
     z, status, piv = lemke(M, np.array([1.0, 0.0]), 100)  # q >= 0: z = 0 without pivoting
-    assert status == 0 and piv == 0 and not z.any()
+    assert status == SOLVED and piv == 0 and not z.any()
 
 
 def test_lemke_ray_on_infeasible_psd_problem():
     # w1 + w2 = -2 for every z: no solution; M is PSD so Lemke must end on a ray
     M = np.array([[1.0, -1.0], [-1.0, 1.0]])
     z, status, piv = lemke(M, np.array([-1.0, -1.0]), 100)
-    assert status == 1
+    assert status == RAY_TERMINATION
     z, status, piv = lemke(np.zeros((1, 1)), np.array([-1.0]), 100)
-    assert status == 1
+    assert status == RAY_TERMINATION
 
 
 def test_lemke_pivot_cap_reported():
@@ -68,7 +69,7 @@ def test_lemke_pivot_cap_reported():
     M, q = delassus(rng, 12, 20)
     q = -np.abs(q) - 1.0  # every contact active: needs about 13 pivots
     z, status, piv = lemke(M, q, 3)
-    assert status == 2 and piv == 3
+    assert status == ITERATION_CAP and piv == 3
 
 
 @pytest.mark.parametrize("k", [2, 5, 9])
@@ -77,7 +78,7 @@ def test_degenerate_duplicate_contacts_do_not_cycle(k):
     M = np.ones((k, k))
     q = -np.ones(k)
     z, status, piv = lemke(M, q, 1000)
-    assert status == 0 and piv <= 2 * k + 2
+    assert status == SOLVED and piv <= 2 * k + 2
     assert lcp_residual(M, q, z) < TOL
     np.testing.assert_allclose(q + M @ z, 0.0, atol=1e-12)
     # ties plus zero entries of q (degenerate starting basis), redundant pairs of contacts
@@ -85,10 +86,10 @@ def test_degenerate_duplicate_contacts_do_not_cycle(k):
     M = H @ H.T
     q = np.array([-1.0, -1.0, 0.0, 0.0, -1.0, -1.0])
     z, status, piv = lemke(M, q, 1000)
-    assert status == 0 and piv < 50
+    assert status == SOLVED and piv < 50
     assert lcp_residual(M, q, z) < TOL
     z3, status3, it3 = bpp_lcp(M, q, np.zeros(6, dtype=bool), 50)
-    if status3 == 0:
+    if status3 == SOLVED:
         np.testing.assert_allclose(q + M @ z3, q + M @ z, atol=1e-10)
 
 
@@ -105,14 +106,14 @@ def test_three_lcp_solvers_agree_on_random_problems(rank_deficient):
             ndof = int(rng.integers(1, m + 1)) if rank_deficient else m + 3
             M, q = delassus(rng, m, ndof)
             z1, s1, _ = lemke(M, q, 10 * m + 10)
-            assert s1 == 0 and lcp_residual(M, q, z1) < TOL
+            assert s1 == SOLVED and lcp_residual(M, q, z1) < TOL
             w1 = q + M @ z1
             z2, s2, _, res2 = pgs_lcp(M, q, np.zeros(m), 1e-12, 200000)
-            assert s2 == 0 and res2 <= 1e-12 and lcp_residual(M, q, z2) < TOL
+            assert s2 == SOLVED and res2 <= 1e-12 and lcp_residual(M, q, z2) < TOL
             np.testing.assert_allclose(q + M @ z2, w1, atol=1e-7)
             z3, s3, _ = bpp_lcp(M, q, rng.random(m) < 0.5, 100)
             n += 1
-            if s3 == 0:
+            if s3 == SOLVED:
                 n_bpp_ok += 1
                 assert lcp_residual(M, q, z3) < TOL
                 np.testing.assert_allclose(q + M @ z3, w1, atol=1e-9)
@@ -130,10 +131,10 @@ def test_pgs_warm_start_and_cap():
     M, q = delassus(rng, 10, 14)
     z, s, _ = lemke(M, q, 100)
     z2, s2, it, res = pgs_lcp(M, q, z, 1e-10, 100)
-    assert s2 == 0 and it <= 1 and res <= 1e-10
+    assert s2 == SOLVED and it <= 1 and res <= 1e-10
     Mc, qc = chain(60)
     z3, s3, it3, res3 = pgs_lcp(Mc, qc, np.zeros(60), 1e-12, 20)  # stiff chain hits the cap
-    assert s3 == 2 and it3 == 20 and res3 > 1e-12
+    assert s3 == ITERATION_CAP and it3 == 20 and res3 > 1e-12
     assert res3 == pytest.approx(lcp_residual(Mc, qc, z3), rel=1e-12, abs=1e-15)
 
 
@@ -146,7 +147,7 @@ def test_nonsymmetric_p_matrix_bpp_uses_lu_and_matches_lemke():
         q = rng.standard_normal(m)
         z1, s1, _ = lemke(M, q, 1000)
         z3, s3, _ = bpp_lcp(M, q, np.zeros(m, dtype=bool), 200)
-        assert s1 == 0 and s3 == 0
+        assert s1 == SOLVED and s3 == SOLVED
         assert lcp_residual(M, q, z3) < TOL
         np.testing.assert_allclose(z3, z1, atol=1e-9)
 
@@ -158,15 +159,15 @@ def test_bpp_chain_of_100_resting_is_one_iteration():
     n, mass, g, h = 100, 0.2, 9.81, 1e-3
     M, q = chain(n, mass, g, h)
     z, status, it = bpp_lcp(M, q, np.ones(n, dtype=bool), 50)
-    assert status == 0 and it == 1
+    assert status == SOLVED and it == 1
     # contact k carries the weight of the n - k beads above it over the step
     np.testing.assert_allclose(z, (n - np.arange(n)) * mass * g * h, rtol=1e-10)
     zl, sl, _ = lemke(M, q, 1000)
-    assert sl == 0
+    assert sl == SOLVED
     np.testing.assert_allclose(zl, z, rtol=1e-10)
     # cold start still solves (one contact joins per iteration)
     z0, s0, it0 = bpp_lcp(M, q, np.zeros(n, dtype=bool), 500)
-    assert s0 == 0 and it0 > 1
+    assert s0 == SOLVED and it0 > 1
     np.testing.assert_allclose(z0, z, rtol=1e-10)
 
 
@@ -180,9 +181,9 @@ def test_bpp_chain_impact_and_separation():
     guess = np.ones(n, dtype=bool)
     guess[-1] = False
     z, status, it = bpp_lcp(M, q, guess, 50)
-    assert status == 0 and it == 2  # the new contact joins, then the solve is verified
+    assert status == SOLVED and it == 2  # the new contact joins, then the solve is verified
     zl, sl, _ = lemke(M, q, 1000)
-    assert sl == 0
+    assert sl == SOLVED
     np.testing.assert_allclose(z, zl, rtol=1e-10)
     # plastic impact: the whole column ends at rest (w = 0 everywhere)
     np.testing.assert_allclose(q + M @ z, 0.0, atol=1e-12)
@@ -191,12 +192,12 @@ def test_bpp_chain_impact_and_separation():
     v[-5:] += 1.0
     M, q = chain(n, 1.0, g, h, v)
     z, status, it = bpp_lcp(M, q, np.ones(n, dtype=bool), 200)
-    assert status == 0
+    assert status == SOLVED
     np.testing.assert_array_equal(z[-5:], 0.0)  # inside the block w = 0 with z = 0
     np.testing.assert_allclose(z[:-5], resting[:-4] - 4 * g * h, rtol=1e-10)
     exact = np.arange(n) < n - 5
     z2, status2, it2 = bpp_lcp(M, q, exact, 200)  # right guess: one solve
-    assert status2 == 0 and it2 == 1
+    assert status2 == SOLVED and it2 == 1
     np.testing.assert_allclose(z2, z, rtol=1e-12)
 
 
@@ -208,7 +209,7 @@ def test_bpp_banded_and_dense_paths_agree_on_permuted_chain():
     Mp, qp = M[np.ix_(p, p)], q[p]  # same problem, bandwidth ~ n: dense factorisation
     z, s, _ = bpp_lcp(M, q, np.ones(n, dtype=bool), 100)
     zp, sp, _ = bpp_lcp(Mp, qp, np.ones(n, dtype=bool), 100)
-    assert s == 0 and sp == 0
+    assert s == SOLVED and sp == SOLVED
     np.testing.assert_allclose(zp, z[p], atol=1e-12)
 
 
@@ -287,7 +288,7 @@ def test_frictionless_and_degenerate_rows():
     q = np.array([-1.0, 2.0, -1.0, 3.0, 0.5, 0.0])
     mu = np.array([0.0, 0.7, 0.5])
     r, s, it, err = nsgs_fc2d(W, q, mu, np.zeros(6), 1e-12, 100)
-    assert s == 0 and np.isfinite(r).all()
+    assert s == SOLVED and np.isfinite(r).all()
     assert r[1] == 0.0 and r[4] == 0.0 and r[5] == 0.0
     # W_TT = 0: r_T has no effect; the law puts it on the cone edge opposite to u_T = 3
     assert r[3] == pytest.approx(-0.7 * r[2], rel=1e-12)
@@ -295,7 +296,7 @@ def test_frictionless_and_degenerate_rows():
     rN = np.linalg.solve(W[np.ix_([0, 2], [0, 2])], [1.0, 1.0])
     np.testing.assert_allclose(r[[0, 2]], rN, rtol=1e-10)
     rl, sl, _ = lemke_fc2d(W, q, mu, 200)
-    assert sl == 0 and fc2d_residual(W, q, mu, rl) < TOL
+    assert sl == SOLVED and fc2d_residual(W, q, mu, rl) < TOL
     np.testing.assert_allclose(rl[[0, 2]], rN, rtol=1e-10)
 
 
@@ -309,7 +310,7 @@ def test_random_fc2d_nsgs_and_lemke_agree(seed):
             mu = rng.uniform(0.0, 1.0, nc)
             r1, s1, _, err = nsgs_fc2d(W, q, mu, np.zeros(2 * nc), 1e-13, 20000)
             r2, s2, _ = lemke_fc2d(W, q, mu, 2000)
-            assert s1 == 0 and err <= 1e-13 and s2 == 0
+            assert s1 == SOLVED and err <= 1e-13 and s2 == SOLVED
             assert fc2d_residual(W, q, mu, r1) < TOL
             assert fc2d_residual(W, q, mu, r2) < TOL
             np.testing.assert_allclose(W @ r1 + q, W @ r2 + q, atol=1e-7)
@@ -323,10 +324,10 @@ def test_fc2d_redundant_contacts_lemke_solves_nsgs_warm_start():
             W, q = delassus(rng, 2 * nc, int(rng.integers(1, 2 * nc)))
             mu = rng.uniform(0.0, 1.0, nc)
             r2, s2, _ = lemke_fc2d(W, q, mu, 5000)
-            assert s2 == 0 and fc2d_residual(W, q, mu, r2) < TOL
+            assert s2 == SOLVED and fc2d_residual(W, q, mu, r2) < TOL
             # warm-started at the solution NSGS stops at once
             r1, s1, it, err = nsgs_fc2d(W, q, mu, r2, 1e-9, 10)
-            assert s1 == 0 and it <= 1
+            assert s1 == SOLVED and it <= 1
 
 
 def _fc2d(solver, W, q, mu):
@@ -334,7 +335,7 @@ def _fc2d(solver, W, q, mu):
         r, s, _, err = nsgs_fc2d(W, q, mu, np.zeros(q.size), 1e-14, 1000)
     else:
         r, s, _ = lemke_fc2d(W, q, mu, 1000)
-    assert s == 0
+    assert s == SOLVED
     return r
 
 
@@ -354,7 +355,7 @@ def _box_problem(v0, m=3.0, width=0.4, height=0.3, g=9.81, h=1e-3):
 
 @pytest.mark.parametrize("solver", ["nsgs", "lemke"])
 def test_two_corner_box_sliding_load_split(solver):
-    # time_stepping.md (T8.10): N_front - N_back = 2 mu h_G / w * m g (percussions: times h)
+    # (T8.10) of the time-stepping digest: N_front - N_back = 2 mu h_G / w * m g (percussions: times h)
     mu, width, height = 0.4, 0.4, 0.3
     W, q, mgh = _box_problem(1.0, width=width, height=height)
     r = _fc2d(solver, W, q, np.array([mu, mu]))
@@ -378,24 +379,24 @@ def test_two_corner_box_at_rest_compares_only_sums(solver):
 def test_bad_input_gives_status_4_not_a_crash():
     M = np.eye(3)
     q = np.array([-1.0, 0.0, 1.0])
-    assert lemke(np.eye(2), q, 10)[1] == 4
-    assert lemke(M, np.array([-1.0, np.nan, 0.0]), 10)[1] == 4
+    assert lemke(np.eye(2), q, 10)[1] == BAD_INPUT
+    assert lemke(M, np.array([-1.0, np.nan, 0.0]), 10)[1] == BAD_INPUT
     bad_M = M.copy()
     bad_M[1, 2] = np.inf
-    assert lemke(bad_M, q, 10)[1] == 4
-    assert pgs_lcp(M, q, np.zeros(2), 1e-9, 10)[1] == 4
-    assert bpp_lcp(M, q, np.zeros(2, dtype=bool), 10)[1] == 4
+    assert lemke(bad_M, q, 10)[1] == BAD_INPUT
+    assert pgs_lcp(M, q, np.zeros(2), 1e-9, 10)[1] == BAD_INPUT
+    assert bpp_lcp(M, q, np.zeros(2, dtype=bool), 10)[1] == BAD_INPUT
     nan_M = M.copy()
     nan_M[0, 0] = np.nan
-    assert bpp_lcp(nan_M, q, np.ones(3, dtype=bool), 10)[1] != 0
-    assert pgs_lcp(nan_M, q, np.zeros(3), 1e-9, 10)[1] != 0
+    assert bpp_lcp(nan_M, q, np.ones(3, dtype=bool), 10)[1] != SOLVED
+    assert pgs_lcp(nan_M, q, np.zeros(3), 1e-9, 10)[1] != SOLVED
     W = np.eye(4)
     qf = np.array([-1.0, 0.0, -1.0, 0.0])
-    assert nsgs_fc2d(W, qf, np.array([0.5]), np.zeros(4), 1e-9, 10)[1] == 4  # too few mu
-    assert nsgs_fc2d(np.eye(3), qf[:3], np.array([0.5, 0.5]), np.zeros(3), 1e-9, 10)[1] == 4
-    assert lemke_fc2d(W, qf, np.array([0.5]), 10)[1] == 4
+    assert nsgs_fc2d(W, qf, np.array([0.5]), np.zeros(4), 1e-9, 10)[1] == BAD_INPUT  # too few mu
+    assert nsgs_fc2d(np.eye(3), qf[:3], np.array([0.5, 0.5]), np.zeros(3), 1e-9, 10)[1] == BAD_INPUT
+    assert lemke_fc2d(W, qf, np.array([0.5]), 10)[1] == BAD_INPUT
     W[2, 2] = np.nan
-    assert nsgs_fc2d(W, qf, np.array([0.5, 0.5]), np.zeros(4), 1e-9, 10)[1] != 0
+    assert nsgs_fc2d(W, qf, np.array([0.5, 0.5]), np.zeros(4), 1e-9, 10)[1] != SOLVED
 
 
 def test_many_degenerate_integer_problems_are_solved():
@@ -408,7 +409,7 @@ def test_many_degenerate_integer_problems_are_solved():
         M = B @ B.T
         q = B @ rng.integers(-2, 3, k).astype(float)
         z, s, piv = lemke(M, q, 20 * m + 20)
-        assert s == 0 and lcp_residual(M, q, z) < TOL
+        assert s == SOLVED and lcp_residual(M, q, z) < TOL
         z3, s3, _ = bpp_lcp(M, q, rng.random(m) < 0.5, 200)
-        if s3 == 0:
+        if s3 == SOLVED:
             np.testing.assert_allclose(M @ z3, M @ z, atol=1e-9)

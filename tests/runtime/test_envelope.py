@@ -1,4 +1,4 @@
-"""The min/max envelopes the plots draw long histories with (nsgui/views/envelope.py, pure numpy)."""
+"""The min/max envelopes the plots draw long histories with (nsgui/runtime/envelope.py, pure numpy)."""
 
 import numpy as np
 import pytest

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nsgui.__main__ import main
-from nsgui.engine import simulate
+from nsgui.engine import codes, simulate
 from nsgui.engine.export import read_csv
 from nsgui.scene import SceneError, scene_to_dict
 from tests.helpers import example, scene_path
@@ -68,7 +68,7 @@ def test_run_set_changes_the_run(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     s = read_csv(out)
     assert s["t"][-1] == pytest.approx(1.0) and np.diff(s["t"][:2])[0] == pytest.approx(1e-4)
-    impact = s["t"][np.argmax(s["contact.ball_ground.status"] == 3)]
+    impact = s["t"][np.argmax(s["contact.ball_ground.status"] == codes.IMPACT)]
     assert first_rebound_height(s["t"], s["q.ball.y"], impact) == pytest.approx(0.25 * DROP, abs=2e-3)
 
 

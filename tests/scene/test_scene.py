@@ -652,7 +652,7 @@ def test_atomic_save_keeps_old_file_when_writing_fails(tmp_path, monkeypatch, wh
     def boom(*a, **k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(scene_mod.os, what, boom)
+    monkeypatch.setattr(os, what, boom)
     with pytest.raises(OSError):
         save_scene(s, path)
     monkeypatch.undo()

@@ -11,6 +11,8 @@ import os
 import numpy as np
 import pytest
 
+from nsgui.engine import codes
+
 pytestmark = pytest.mark.gui
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -123,7 +125,7 @@ def test_contact_forces_card_plots_every_contact_of_the_default_scene_in_newtons
     # the ball on the ground between bounces carries its weight (0.5 kg): a force, not m g h
     ball = c.column("contact.ball_ground.fn")
     status = c.column("contact.ball_ground.status")
-    resting = np.flatnonzero(status == 1)
+    resting = np.flatnonzero(status == codes.STICK)
     if len(resting):
         assert np.median(ball[resting]) > 1.0
     # tangential forces are offered too

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from nsgui.engine import codes
 from tests.runtime.test_branching import BALL_BLOCK, DROP, H, R
 
 from .test_window import run_to
@@ -64,7 +65,7 @@ def test_resume_after_adding_a_contact_uses_it_from_the_displayed_time(window, t
     assert_past_kept(rec, snap, old, names)
     k = rec.row_at_time(snap.t)
     assert np.isnan(rec.column(f"contact.{added}.gap", 0, k)).all()  # the contact did not exist then
-    assert (rec.column(f"contact.{added}.status", 0, k) == 0).all()
+    assert (rec.column(f"contact.{added}.status", 0, k) == codes.OPEN).all()
     gap = ball_block_gap(rec)[k:]
     assert gap.min() >= -1e-6, "the ball went into the block"
     assert rec.column(f"contact.{added}.pn", k).max() > 0  # the new contact acted

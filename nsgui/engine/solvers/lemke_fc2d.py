@@ -1,4 +1,5 @@
-"""2-D frictional contact via the LCP reformulation (time_stepping.md (T5.4)) solved by Lemke.
+"""2-D frictional contact via the LCP reformulation, solved by Lemke (docs/numerics.md, step 4; (T5.4)
+of the time-stepping digest).
 
 Per contact c the LCP variables are z = (r_N, r+, r-, beta) with r_T = r+ - r-, and
 w = (u_N, beta + u_T, beta - u_T, mu r_N - r+ - r-).

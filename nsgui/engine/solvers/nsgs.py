@@ -1,4 +1,5 @@
-"""Nonsmooth Gauss-Seidel for the 2-D frictional contact problem (time_stepping.md §5.2, §6.3).
+"""Nonsmooth Gauss-Seidel for the 2-D frictional contact problem (docs/numerics.md, step 4; the
+time-stepping digest §5.2, §6.3).
 
 u = W r + q, rows interleaved [N1, T1, N2, T2, ...]. Each contact's 2x2 problem is solved
 exactly with the others frozen, in the order take-off, stick, slip(+), slip(-); the first

@@ -1,4 +1,5 @@
-"""Projected Gauss-Seidel for the LCP 0 <= z _|_ q + M z >= 0 (time_stepping.md (T6.1), omega = 1)."""
+"""Projected Gauss-Seidel for the LCP 0 <= z _|_ q + M z >= 0, omega = 1 (docs/numerics.md, step 4;
+(T6.1) of the time-stepping digest)."""
 import numpy as np
 import numba
 

@@ -1,7 +1,6 @@
 """The issue's "done means": with the mouse alone, build a double pendulum against a wall and a
 block sliding down a slope, run both and save them."""
 
-import numpy as np
 import pytest
 
 from nsgui.scene import load_scene, scene_to_dict
