@@ -12,21 +12,17 @@ from . import codes
 from . import contact_geometry as cg
 from . import dynamics as dyn
 from nsgui.scene import Scene, SceneError, Problem, body_mass_properties, sorted_joints, validate_scene
+from nsgui.scene.geometry import rot
 from .arrays import Kinematics, ModelArrays, to_struct
 from .codes import CONTROLLER_KINDS, JOINT_TYPES, SOLVERS
 from .contact_rows import contact_rows
 from .signals import SignalLayout
 
 
-def _rot(a):
-    c, s = np.cos(a), np.sin(a)
-    return np.array([[c, -s], [s, c]])
-
-
 def shape_circles(shape):
     """A side of a contact: the circles (local centre, radius) standing for the shape's surface."""
     off = np.asarray(shape.offset, float)
-    R = _rot(shape.angle or 0.0)
+    R = rot(shape.angle or 0.0)
     if shape.type == "disk":
         return [(off, float(shape.radius))]
     if shape.type == "point":
@@ -40,7 +36,7 @@ def shape_circles(shape):
 def shape_vertices(shape):
     """Vertices (body frame, counter-clockwise) of a box or polygon; the two ends of a capsule."""
     off = np.asarray(shape.offset, float)
-    R = _rot(shape.angle or 0.0)
+    R = rot(shape.angle or 0.0)
     if shape.type == "box":
         w, h = shape.width / 2.0, shape.height / 2.0
         local = [(-w, -h), (w, -h), (w, h), (-w, h)]
@@ -347,7 +343,7 @@ class Model:
     def _world_point(b, local, pos, ang):
         if b < 0:
             return np.asarray(local, float)
-        return pos[b] + _rot(ang[b]) @ np.asarray(local, float)
+        return pos[b] + rot(ang[b]) @ np.asarray(local, float)
 
     def _terms(self, q, v):
         k = self._kin(q, v)

@@ -11,13 +11,10 @@ import math
 
 import numpy as np
 
+from .geometry import rot
+
 __all__ = ["shape_area_properties", "shape_line_properties", "polygon_area_properties",
            "body_mass_properties", "combine"]
-
-
-def _rot(angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    return np.array([[c, -s], [s, c]])
 
 
 def polygon_area_properties(vertices) -> tuple[float, np.ndarray, float]:
@@ -63,7 +60,7 @@ def shape_area_properties(shape) -> tuple[float, np.ndarray, float]:
         return rect + 2.0 * half, offset, j + 2.0 * j_half
     if t == "polygon":
         a, c, j = polygon_area_properties(shape.vertices)
-        return abs(a), offset + _rot(float(shape.angle)) @ c, abs(j)
+        return abs(a), offset + rot(float(shape.angle)) @ c, abs(j)
     if t == "point":
         return 0.0, offset, 0.0
     raise ValueError(f"unknown shape type {t!r}")

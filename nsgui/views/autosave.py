@@ -38,6 +38,14 @@ def recovery_dir() -> Path:
     return state_dir() / "recovery"
 
 
+def _remove(*paths: Path) -> None:
+    for p in paths:
+        try:
+            p.unlink()
+        except OSError:
+            pass
+
+
 @dataclass
 class Recovery:
     scene_path: Path        # the autosaved scene
@@ -51,11 +59,7 @@ class Recovery:
         return f"{self.original_path or 'an unsaved scene'} (autosaved {when})"
 
     def discard(self) -> None:
-        for p in (self.scene_path, self.meta_path):
-            try:
-                p.unlink()
-            except OSError:
-                pass
+        _remove(self.scene_path, self.meta_path)
 
 
 def find_recoveries(directory: Path | None = None, include_own: bool = False) -> list[Recovery]:
@@ -130,11 +134,7 @@ class Autosave(QObject):
 
     def discard(self) -> None:
         """Remove this session's recovery files (after a save or a clean exit)."""
-        for p in (self.scene_path, self.meta_path):
-            try:
-                p.unlink()
-            except OSError:
-                pass
+        _remove(self.scene_path, self.meta_path)
 
     def stop(self) -> None:
         self.timer.stop()

@@ -7,12 +7,9 @@ import math
 
 import numpy as np
 
+from nsgui.scene.geometry import rot
+
 ARC_SEGMENTS = 40
-
-
-def _rot(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s], [s, c]])
 
 
 def shape_outline(shape, point_radius=0.01) -> np.ndarray:
@@ -42,7 +39,7 @@ def shape_outline(shape, point_radius=0.01) -> np.ndarray:
         local = np.asarray(shape.vertices, dtype=float)
     else:
         raise ValueError(f"unknown shape type {kind!r}")
-    return local @ _rot(ang).T + off
+    return local @ rot(ang).T + off
 
 
 def extrude(outline, z0, z1):
@@ -149,7 +146,7 @@ def scene_bounds(scene, poses=None, body_names=None):
 
 def transform_points(local, pose):
     x, y, a = pose
-    return np.asarray(local) @ _rot(a).T + (x, y)
+    return np.asarray(local) @ rot(a).T + (x, y)
 
 
 def points_along_poses(poses, bodies, local):

@@ -13,7 +13,7 @@ import time
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTabBar,
-                               QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar, QWidget)
+                               QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar)
 
 from nsgui import startup
 from nsgui.engine import codes
@@ -341,13 +341,7 @@ class MainWindow(QMainWindow):
         """Save to the scene's file (asks for one if it has none). True when saved."""
         if not self.document.path:
             return self.save_as()
-        try:
-            path = self.document.save()
-            self.post("info", f"saved {path}")
-            return True
-        except Exception as exc:
-            self._refuse("Cannot save", [str(exc)])
-            return False
+        return self._save_to(None)
 
     def save_as(self):
         start = self.document.path or os.path.join(self.settings.value("last_dir", os.getcwd()), "scene.json")
@@ -356,6 +350,10 @@ class MainWindow(QMainWindow):
             return False
         if not path.endswith(".json"):
             path += ".json"
+        return self._save_to(path)
+
+    def _save_to(self, path):
+        """Save to `path` (None: the scene's file). True when saved; a failure is reported."""
         try:
             path = self.document.save(path)
             self.post("info", f"saved {path}")

@@ -21,7 +21,8 @@ MATCH = 1e-9  # two points of a body closer than this are the same point
 def _shape_points(shape, index):
     """(label, local point) of a shape's centre and vertices, in the body frame."""
     from nsgui.scene.mass_properties import shape_area_properties
-    from nsgui.views.geometry3d import _rot, shape_outline
+    from nsgui.scene.geometry import rot
+    from nsgui.views.geometry3d import shape_outline
     name = shape.name or f"{shape.type}{index}"
     try:
         centre = np.asarray(shape_area_properties(shape)[1], float)
@@ -33,7 +34,7 @@ def _shape_points(shape, index):
             out.append((f"shape {name} vertex {i}", v))
     elif shape.type == "capsule":
         off = np.asarray(shape.offset or (0.0, 0.0), float)
-        axis = _rot(float(shape.angle or 0.0)) @ np.array([float(shape.length) / 2, 0.0])
+        axis = rot(float(shape.angle or 0.0)) @ np.array([float(shape.length) / 2, 0.0])
         out += [(f"shape {name} end 0", off - axis), (f"shape {name} end 1", off + axis)]
     return out
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from .conftest import shown_window
 from .scenes import BALL_BOX
 from .test_window import DEFAULT, run_to
 
@@ -20,14 +21,7 @@ pytestmark = pytest.mark.gui
 @pytest.fixture
 def fresh_window(qtbot, gl, tmp_path):
     """A main window at its default size and layout (no saved geometry or dock state)."""
-    from nsgui.views.main_window import MainWindow
-    w = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.undo_stack.setClean()
-    w.close()
+    yield from shown_window(qtbot, QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
 
 
 def edited_scene_file(window, tmp_path):

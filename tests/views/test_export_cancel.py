@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from .test_window import run_to, scene_file  # noqa: F401  (fixture)
+from .test_window import run_to
 
 pytestmark = pytest.mark.gui
 

@@ -12,21 +12,17 @@ import numpy as np
 import pytest
 
 from nsgui.engine import codes
+from tests.helpers import SCENES
+
+from .test_window import run_to
 
 pytestmark = pytest.mark.gui
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCENES = os.path.join(ROOT, "resources", "scenes")
 
 
 def run(window, scene, t):
     assert window.open_scene(os.path.join(SCENES, f"{scene}.json"))
-    c = window.controller
-    c.set_speed(None)
-    c.run_until(t)
-    assert c.flush(timeout=280)
-    window.plots.refresh_all()
-    return c
+    run_to(window, t)
+    return window.controller
 
 
 def ticks(card, side):

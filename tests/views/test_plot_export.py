@@ -8,21 +8,18 @@ import re
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.gui
+from tests.helpers import SCENES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCENES = os.path.join(ROOT, "resources", "scenes")
+from .test_window import run_to
+
+pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
 def ran(window):
     def run(scene, t):
         assert window.open_scene(os.path.join(SCENES, f"{scene}.json"))
-        c = window.controller
-        c.set_speed(None)
-        c.run_until(t)
-        assert c.flush(timeout=280)
-        window.plots.refresh_all()
+        run_to(window, t)
         return window
     return run
 

@@ -38,18 +38,6 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "nsgui.ini"), QSettings.IniFormat)
 
 
-@pytest.fixture
-def window(qtbot, gl, settings):
-    from nsgui.views.main_window import MainWindow
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.undo_stack.setClean()
-    w.close()
-
-
 def to_pixels(view, points):
     """Canvas pixels (x right, y down) of world points (n, 3) through the view's transform."""
     tr = view._points.get_transform("visual", "canvas")

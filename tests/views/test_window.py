@@ -22,13 +22,6 @@ pytestmark = pytest.mark.gui
 from .scenes import BALL_BOX  # noqa: E402
 
 
-@pytest.fixture
-def scene_file(tmp_path):
-    path = tmp_path / "ball_block.json"
-    path.write_text(json.dumps(BALL_BOX))
-    return str(path)
-
-
 def run_to(window, t, qtbot=None):
     c = window.controller
     c.set_speed(None)

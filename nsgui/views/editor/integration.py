@@ -116,24 +116,15 @@ class EditorController(QObject):
             a = self.templates_menu.addAction(name + "…")
             a.triggered.connect(lambda _=False, n=name: self.new_from_template(n))
         self.own_file_actions = []
-        if "open" not in existing:
-            a = QAction("&Open…", self.window)
-            a.setShortcut(QKeySequence.Open)
-            a.triggered.connect(lambda _=False: self.open_file())
-            m.insertAction(first, a)
-            self.own_file_actions.append(a)
-        if "save" not in existing:
-            a = QAction("&Save", self.window)
-            a.setShortcut(QKeySequence.Save)
-            a.triggered.connect(lambda _=False: self.save())
-            m.insertAction(first, a)
-            self.own_file_actions.append(a)
-        if "save as" not in existing:
-            a = QAction("Save &As…", self.window)
-            a.setShortcut(QKeySequence.SaveAs)
-            a.triggered.connect(lambda _=False: self.save_as())
-            m.insertAction(first, a)
-            self.own_file_actions.append(a)
+        for key, text, shortcut, slot in (("open", "&Open…", QKeySequence.Open, self.open_file),
+                                           ("save", "&Save", QKeySequence.Save, self.save),
+                                           ("save as", "Save &As…", QKeySequence.SaveAs, self.save_as)):
+            if key not in existing:  # the window's own action is kept
+                a = QAction(text, self.window)
+                a.setShortcut(shortcut)
+                a.triggered.connect(lambda _=False, slot=slot: slot())
+                m.insertAction(first, a)
+                self.own_file_actions.append(a)
         if first is not None:
             m.insertSeparator(first)
 
