@@ -31,13 +31,13 @@ def _save_screenshot(window, path):
         display.render_now()  # the last state at full resolution (live frames may be reduced)
     QApplication.processEvents()
     image = window.grab().toImage()
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    base, ext = os.path.splitext(os.path.basename(path))
-    tmp = os.path.join(folder, f".{base}.tmp{ext or '.png'}")
-    if not image.save(tmp):
-        raise OSError(f"cannot write the screenshot {path}")
-    os.replace(tmp, path)
+    from nsgui.atomic import atomic_write
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+
+    def write(tmp):
+        if not image.save(tmp):  # the format follows the name: the temporary keeps the extension
+            raise OSError(f"cannot write the screenshot {path}")
+    atomic_write(path, write, suffix=os.path.splitext(path)[1] or ".png")
 
 
 def _echo_error(level, text):
