@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from .codes import AI_KIND, N_ACC, N_STATS, ST_MINGAP
+from .codes import N_ACC, N_STATS, ST_MINGAP
 from .signals import SignalLayout
 
 
@@ -61,6 +61,14 @@ class ModelArrays(NamedTuple):
     # actuators: AI_* and AF_* columns
     ai: np.ndarray
     af: np.ndarray
+    # controller blocks (nsgui.engine.control): KI_* and KF_* columns, the actuators of each block in
+    # order (and their coordinates), the laws' packed parameters, the initial controller state
+    ki: np.ndarray
+    kf: np.ndarray
+    kacts: np.ndarray
+    kcoords: np.ndarray
+    kpar: np.ndarray
+    ctrl0: np.ndarray
     # settings: FS_* and IS_*
     fs: np.ndarray
     isets: np.ndarray
@@ -81,9 +89,9 @@ class Data(NamedTuple):
     lamT: np.ndarray
     status: np.ndarray       # OPEN, STICK, SLIP, IMPACT of the last step
     u: np.ndarray            # actuator inputs, held between samples: the control seam
-    next_sample: np.ndarray  # next sample time of each built-in law
+    ctrl: np.ndarray         # controllers: applied inputs, impact steps per contact, each block's segment
     stats: np.ndarray        # ST_*
-    law: np.ndarray          # each actuator's law (CTRL_*): the model's, or CTRL_EXTERNAL
+    external: np.ndarray     # 1 for an actuator driven by a Python law (Simulator.set_controller)
     # ---- evaluation at (q, v): kept from the end of a step to the start of the next (and kin below)
     M: np.ndarray
     bias: np.ndarray
@@ -111,6 +119,11 @@ class Data(NamedTuple):
     HN: np.ndarray           # (nc, width of ccols): sparse normal rows of the active candidates
     HT: np.ndarray           # ... tangent rows
     row_n: np.ndarray        # (nq,) a generalized-force row
+    dudq: np.ndarray         # (na, nq) Jacobians of the inputs of implicit blocks (zero rows otherwise)
+    dudv: np.ndarray
+    kbuf_u: np.ndarray       # a block's outputs and Jacobians while its law runs
+    kbuf_dq: np.ndarray
+    kbuf_dv: np.ndarray
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
     fd_grav: np.ndarray
@@ -124,7 +137,7 @@ class Data(NamedTuple):
 
 
 def new_data(m: ModelArrays, q0, v0) -> Data:
-    """A Data at (q0, v0), t = 0, nothing accumulated, every actuator on its model law."""
+    """A Data at (q0, v0), t = 0, nothing accumulated, the controllers in their initial state."""
     n, nb, nc, na = q0.shape[0], m.bf.shape[0], m.ci.shape[0], m.ai.shape[0]
     width = max(m.ccols.shape[1], 1)
     stats = np.zeros(N_STATS)
@@ -132,12 +145,13 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
     z = np.zeros
     return Data(
         t=z(1), q=np.array(q0, float), v=np.array(v0, float), energy=z(N_ACC), lamN=z(nc), lamT=z(nc),
-        status=z(nc), u=z(na), next_sample=z(na), stats=stats, law=m.ai[:, AI_KIND].copy(),
+        status=z(nc), u=z(na), ctrl=m.ctrl0.copy(), stats=stats, external=z(na, np.int64),
         kin=Kinematics.zeros(nb, n), M=z((n, n)), bias=z(n), grav=z(n), F=z(n),
         gap=z(nc), nrm=z((nc, 2)), pa=z((nc, 2)), pb=z((nc, 2)), un=z(nc),
         Qact=z(n), K=z((n, n)), C=z((n, n)), What=z((n, n)), piv=z(n, np.int64), vfree=z(n), v_new=z(n),
         q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
-        HN=z((nc, width)), HT=z((nc, width)), row_n=z(n),
+        HN=z((nc, width)), HT=z((nc, width)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
+        kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))
 

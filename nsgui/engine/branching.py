@@ -9,7 +9,8 @@ bodies, coordinates, contacts and actuators (its recorded history is carried by
   parent, so a body added to a moving mechanism moves with it).
 - Contacts are matched by name: a new contact starts open with no percussion (cold start), a removed
   one is dropped. The step problem is solved afresh each step, so no other warm start is needed.
-- Actuators are matched by name; a new one is sampled at once.
+- Actuators are matched by name; a new one is sampled at once. Controller blocks are matched by name
+  and type: their internal state (phase, counters, anchors) goes on with the edited parameters.
 - The energy balance goes on: the energy an edit adds or removes (a new body, a changed mass) is
   not counted as numerical drift in `energy.residual`.
 
@@ -71,6 +72,26 @@ def _by_name(values, src_names, dst_names, default):
     return out
 
 
+def map_controller_state(ctrl, src, dst):
+    """Data.ctrl of a run of src for dst: applied inputs by actuator name, impact counts by contact
+    name, and each controller block's segment (its state, signals, pending outputs) when dst has a
+    block of the same name and type with a segment of the same size (a changed gain keeps the phase,
+    counters and anchors); other blocks start from their initial state."""
+    out = dst.arrays.ctrl0.copy()
+    na_s, na_d = len(src.actuator_names), len(dst.actuator_names)
+    out[:na_d] = _by_name(ctrl[:na_s], src.actuator_names, dst.actuator_names, out[:na_d])
+    nc_s, nc_d = src.ncontacts, dst.ncontacts
+    out[na_d:na_d + nc_d] = _by_name(ctrl[na_s:na_s + nc_s], src.contact_names, dst.contact_names,
+                                     out[na_d:na_d + nc_d])
+    old = {b.name: b for b in src.controller_blocks}
+    for b in dst.controller_blocks:
+        o = old.get(b.name)
+        if o is not None and o.type == b.type and o.segment[1] == b.segment[1]:
+            (c0, n), (s0, _n) = b.segment, o.segment
+            out[c0:c0 + n] = ctrl[s0:s0 + n]
+    return out
+
+
 def mechanical_energy(model, q, v):
     """K + U of model at (q, v), as the signal row computes it."""
     d = new_data(model.arrays, np.asarray(q, float), np.asarray(v, float))
@@ -93,13 +114,13 @@ def map_state(state, src, dst):
     status = _by_name(state.status, src.contact_names, dst.contact_names, np.full(nc, float(codes.OPEN)))
     na = len(dst.actuator_names)
     u = _by_name(state.u, src.actuator_names, dst.actuator_names, np.zeros(na))
-    next_sample = _by_name(state.next_sample, src.actuator_names, dst.actuator_names, np.zeros(na))
+    ctrl = map_controller_state(state.ctrl, src, dst)
     energy = np.array(state.energy, dtype=float, copy=True)
     # what the edit adds to K + U is the edit's, not drift: the residual goes on from its value
     energy[codes.ACC_E0] += mechanical_energy(dst, q, v) - mechanical_energy(src, state.q, state.v)
     external = {a: t for a, t in state.external_next.items() if a in dst.actuator_names}
     return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
-                               next_sample=next_sample, stats=np.array(state.stats, dtype=float, copy=True),
+                               ctrl=ctrl, stats=np.array(state.stats, dtype=float, copy=True),
                                row=None, external_next=external)
 
 

@@ -43,18 +43,36 @@ N_JF = 3
 FF_PX, FF_PY, FF_FX, FF_FY = range(4)
 N_FF = 4
 
-# ---------------------------------------------------------------- actuators and their control laws
-# the law driving an actuator: the scene's built-in ones run inside the compiled loop; EXTERNAL is a
-# Python controller (Simulator.set_controller) that writes the actuator's input between kernel calls
-CTRL_NONE, CTRL_CONSTANT, CTRL_PD, CTRL_EXTERNAL = range(4)
-CONTROLLER_KINDS = {"none": CTRL_NONE, "constant": CTRL_CONSTANT, "pd": CTRL_PD}
-# actuator int columns: the driven coordinate, the scene's law
-AI_COORD, AI_KIND = range(2)
+# ---------------------------------------------------------------- actuators and controllers
+# an actuator's input is written by a controller block (nsgui.engine.control) or, when flagged in
+# Data.external, by a Python law between kernel calls (Simulator.set_controller)
+# actuator int columns: the driven coordinate, the block that drives it (-1: none)
+AI_COORD, AI_BLOCK = range(2)
 N_AI = 2
-# actuator float columns: PD gains, targets and feedforward, gravity compensation (0/1), saturation,
-# sampling period (0: every step), the constant law's value
-AF_KP, AF_KD, AF_TARGET, AF_TARGET_V, AF_FEEDFORWARD, AF_GRAVITY, AF_LIMIT, AF_PERIOD, AF_VALUE = range(9)
-N_AF = 9
+# actuator float columns: saturation (|u| <= limit)
+AF_LIMIT, = range(1)
+N_AF = 1
+
+# controller kinds (a block's law); the compiled loop dispatches on these. K_PYTHON blocks are run
+# by the simulator in Python between kernel calls.
+(K_NONE, K_CONSTANT, K_PD, K_SLOTINE_LI, K_BNO, K_COMPUTED_TORQUE, K_STANDING, K_MANIPULATOR,
+ K_PYTHON) = range(9)
+# controller block int columns: kind, first entry in ModelArrays.kacts (its actuators, in order) and
+# how many, first parameter in ModelArrays.kpar and how many, offset of the block's segment in the
+# controller state (Data.ctrl), capacity of its delay queue, signals and state sizes, first row column
+# of its signals, whether its Jacobians enter the iteration matrix (sampled every step, no delay)
+(KI_KIND, KI_ACT0, KI_NACT, KI_P0, KI_NP, KI_C0, KI_QMAX, KI_NSIG, KI_NS, KI_SIGCOL, KI_IMPLICIT) = range(11)
+N_KI = 11
+# controller block float columns: sampling period (0: every step), measurement-to-actuation delay
+KF_PERIOD, KF_DELAY = range(2)
+N_KF = 2
+# a block's segment of Data.ctrl: [next sample time, pending outputs, queue (QMAX x (1 + nact): apply
+# time, inputs), signals (NSIG), state (NS)]; Data.ctrl starts with the applied inputs (one per
+# actuator) and the impact steps counted per contact
+KC_NEXT, KC_PENDING, KC_QUEUE = range(3)
+# desired-trajectory kinds (nsgui.engine.control.trajectories)
+T_CONSTANT, T_RAMP, T_SINE, T_CUBIC, T_SPLINE = range(5)
+TRAJECTORY_KINDS = {"constant": T_CONSTANT, "ramp": T_RAMP, "sine": T_SINE, "cubic": T_CUBIC, "spline": T_SPLINE}
 
 # ---------------------------------------------------------------- settings
 # float settings: step, θ, γ (activation look-ahead), solver tolerance, impact threshold (m/s),
@@ -63,9 +81,10 @@ N_AF = 9
 (FS_H, FS_THETA, FS_GAMMA, FS_TOL, FS_IMPACT, FS_GX, FS_GY, FS_STICK, FS_ACTIVATION, FS_REST_V,
  FS_PROJ_TOL) = range(11)
 N_FS = 11
-# int settings: solver, iteration cap, projection (0/1), M constant (0/1), smooth forces constant (0/1)
-IS_SOLVER, IS_MAXIT, IS_PROJECTION, IS_CONST_M, IS_CONST_F = range(5)
-N_IS = 5
+# int settings: solver, iteration cap, projection (0/1), M constant (0/1), smooth forces constant (0/1),
+# some controller's Jacobians enter the iteration matrix (0/1)
+IS_SOLVER, IS_MAXIT, IS_PROJECTION, IS_CONST_M, IS_CONST_F, IS_IMPLICIT = range(6)
+N_IS = 6
 SOLVER_AUTO, SOLVER_LEMKE, SOLVER_NSGS = range(3)
 SOLVERS = {"auto": SOLVER_AUTO, "lemke": SOLVER_LEMKE, "nsgs": SOLVER_NSGS}
 

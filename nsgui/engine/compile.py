@@ -14,7 +14,8 @@ from . import dynamics as dyn
 from nsgui.scene import Scene, SceneError, Problem, body_mass_properties, sorted_joints, validate_scene
 from nsgui.scene.geometry import rot
 from .arrays import Kinematics, ModelArrays, to_struct
-from .codes import CONTROLLER_KINDS, JOINT_TYPES, SOLVERS
+from .codes import JOINT_TYPES, SOLVERS
+from .control.build import build_controllers, set_signal_columns
 from .contact_rows import contact_rows
 from .signals import SignalLayout
 
@@ -67,7 +68,11 @@ class Model:
         bodies = self._build_bodies(scene)
         candidates = self._build_candidates(scene, bodies["path"], bodies["plen"])
         forces = self._build_forces(scene)
-        actuators = self._build_actuators(scene)
+        self.actuator_names = [a.name for a in scene.actuators]
+        self.q0 = np.array([scene.initial.q.get(c, 0.0) for c in self.coord_names], float)
+        self.v0 = np.array([scene.initial.v.get(c, 0.0) for c in self.coord_names], float)
+        controllers, self.controller_blocks, ctrl_signals, ctrl_units, implicit = build_controllers(
+            scene, self, [self.coord_of_joint[a.joint] for a in scene.actuators], self.coord_units)
         fs = np.zeros(codes.N_FS)
         fs[codes.FS_H], fs[codes.FS_THETA], fs[codes.FS_GAMMA], fs[codes.FS_TOL] = s.dt, s.theta, s.gamma, s.tolerance
         fs[codes.FS_IMPACT], fs[codes.FS_STICK] = s.impact_threshold, 1e-7
@@ -82,16 +87,18 @@ class Model:
         isets = np.zeros(codes.N_IS, np.int64)
         isets[codes.IS_SOLVER], isets[codes.IS_MAXIT] = SOLVERS[s.solver], s.max_iterations
         isets[codes.IS_PROJECTION] = int(bool(s.projection))  # IS_CONST_M, IS_CONST_F: _detect_constant_terms
-        self.layout = SignalLayout.of(self.nq, self.ncontacts, len(self.actuator_names))
+        isets[codes.IS_IMPLICIT] = int(implicit)
+        self.layout = SignalLayout.of(self.nq, self.ncontacts, len(self.actuator_names), len(ctrl_signals))
+        set_signal_columns(controllers["ki"], self.controller_blocks, self.layout.controllers)
         zeros = np.zeros((self.nq, self.nq))
-        self._set_arrays(ModelArrays(**bodies, **candidates, **forces, **actuators, fs=fs, isets=isets,
+        self._set_arrays(ModelArrays(**bodies, **candidates, **forces, **controllers, fs=fs, isets=isets,
                                      M_const=zeros, Minv_const=zeros, layout=self.layout))
-        self.q0 = np.array([scene.initial.q.get(c, 0.0) for c in self.coord_names], float)
-        self.v0 = np.array([scene.initial.v.get(c, 0.0) for c in self.coord_names], float)
         self._resolve_spring_lengths()
         self._detect_constant_terms()
-        self.signal_names = SignalLayout.names(self.coord_names, self.contact_names, self.actuator_names)
+        self.signal_names = SignalLayout.names(self.coord_names, self.contact_names, self.actuator_names,
+                                               ctrl_signals)
         self.signal_units = self._signal_units()
+        self.signal_units.update(zip(ctrl_signals, ctrl_units))
 
     def _signal_units(self):
         """Unit of every signal (SI, "" for the contact status): what a plot's axis names."""
@@ -105,7 +112,7 @@ class Model:
                 units[n] = "J"
             elif kind == "contact":
                 units[n] = per_contact[rest.rsplit(".", 1)[1]]
-        for a, (c, _ctype) in zip(self.actuator_names, self.arrays.ai):  # a torque on an angle, a force on a length
+        for a, c in zip(self.actuator_names, self.arrays.ai[:, codes.AI_COORD]):  # a torque on an angle, a force on a length
             units[f"u.{a}"] = "N·m" if self.coord_units[c] == "rad" else "N"
         return units
 
@@ -275,17 +282,6 @@ class Model:
                     jf=np.array(jsf, float).reshape(len(jsf), codes.N_JF),
                     fi=np.array(fi, np.int64).reshape(len(fi)),
                     ff=np.array(ff, float).reshape(len(ff), codes.N_FF))
-
-    def _build_actuators(self, scene):
-        ai, af = [], []
-        for a in scene.actuators:
-            c = a.controller
-            ai.append([self.coord_of_joint[a.joint], CONTROLLER_KINDS[c.type]])  # AI_* columns
-            af.append([c.kp, c.kd, c.target, c.target_v, c.feedforward, float(bool(c.gravity_compensation)),
-                       np.inf if a.limit is None else a.limit, c.period or 0.0, c.value])  # AF_* columns
-        self.actuator_names = [a.name for a in scene.actuators]
-        return dict(ai=np.array(ai, np.int64).reshape(len(ai), codes.N_AI),
-                    af=np.array(af, float).reshape(len(af), codes.N_AF))
 
     def _resolve_spring_lengths(self):
         if not self._spring_rest_unknown:

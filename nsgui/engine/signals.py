@@ -1,7 +1,7 @@
 """Where each signal sits in a recorded row, computed once per model.
 
 A row is [t, q (nq), v (nq), energies (N_ENERGY), per contact (gap, pn, pt, status, fn, ft), u (one
-per actuator)]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
+per actuator), the controllers' signals]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
 a tuple of ints), the simulator reads gap and status columns with them, and every name-based reader
 (recorder, views, exports) gets the same order from `names`.
 """
@@ -25,24 +25,28 @@ class SignalLayout(NamedTuple):
     energy: int     # first energy column (ENERGY_SIGNALS order)
     contacts: int   # first contact column; contact c's signals start at contacts + N_CONTACT_SIGNALS c
     actuators: int  # first actuator input column
+    controllers: int  # first controller signal column
     width: int      # number of signals
 
     @classmethod
-    def of(cls, nq, ncontacts, nactuators):
+    def of(cls, nq, ncontacts, nactuators, ncontroller_signals=0):
         q = T_COLUMN + 1
         v = q + nq
         energy = v + nq
         contacts = energy + N_ENERGY
         actuators = contacts + N_CONTACT_SIGNALS * ncontacts
-        return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, actuators + nactuators)
+        controllers = actuators + nactuators
+        return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, controllers,
+                   controllers + ncontroller_signals)
 
     @staticmethod
-    def names(coords, contacts, actuators):
-        """Signal names in row order: t, q.<coord>, v.<coord>, energy.<e>, contact.<c>.<s>, u.<actuator>."""
+    def names(coords, contacts, actuators, controller_signals=()):
+        """Signal names in row order: t, q.<coord>, v.<coord>, energy.<e>, contact.<c>.<s>, u.<actuator>,
+        controller.<block>.<signal>."""
         return (["t"] + [f"q.{c}" for c in coords] + [f"v.{c}" for c in coords]
                 + [f"energy.{e}" for e in ENERGY_SIGNALS]
                 + [f"contact.{c}.{k}" for c in contacts for k in CONTACT_SIGNALS]
-                + [f"u.{a}" for a in actuators])
+                + [f"u.{a}" for a in actuators] + list(controller_signals))
 
     def contact_column(self, c, signal):
         """Column of contact c's signal ("gap", "pn", "pt", "status", "fn" or "ft")."""

@@ -9,7 +9,7 @@ from . import stepper as st
 from .codes import STATUS_NAMES
 from .arrays import new_data, to_struct
 from .compile import Model
-from .controllers import ExternalController, steps_until_next_sample
+from .control.external import ExternalController, steps_until_next_sample
 
 
 class SimulationError(RuntimeError):
@@ -43,7 +43,7 @@ class SimState:
     lamT: np.ndarray
     status: np.ndarray
     u: np.ndarray
-    next_sample: np.ndarray
+    ctrl: np.ndarray           # controllers: applied inputs, impact counts, each block's state (Data.ctrl)
     stats: np.ndarray
     step_count: int
     row: np.ndarray = field(default=None)
@@ -52,12 +52,12 @@ class SimState:
 
     def copy(self):
         return SimState(self.t, self.q.copy(), self.v.copy(), self.energy.copy(), self.lamN.copy(),
-                        self.lamT.copy(), self.status.copy(), self.u.copy(), self.next_sample.copy(),
+                        self.lamT.copy(), self.status.copy(), self.u.copy(), self.ctrl.copy(),
                         self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
                         dict(self.external_next))
 
 
-_STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats")
+_STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats")
 
 
 def pack_states(states):
@@ -106,7 +106,7 @@ class Simulator:
         m = self.model
         self._data = d = new_data(m.arrays, m.q0, m.v0)
         for c in self._external:
-            d.law[c.index] = codes.CTRL_EXTERNAL
+            d.external[c.index] = 1
             c.next_sample = 0.0
         self._args = (m.struct, to_struct(d))  # what the kernels take
         self.step_count = 0
@@ -132,7 +132,7 @@ class Simulator:
     def get_state(self) -> SimState:
         d = self._data
         return SimState(self.t, d.q.copy(), d.v.copy(), d.energy.copy(), d.lamN.copy(), d.lamT.copy(),
-                        d.status.copy(), d.u.copy(), d.next_sample.copy(), d.stats.copy(), self.step_count,
+                        d.status.copy(), d.u.copy(), d.ctrl.copy(), d.stats.copy(), self.step_count,
                         self._row.copy(),
                         {self.model.actuator_names[c.index]: c.next_sample for c in self._external})
 
@@ -148,9 +148,9 @@ class Simulator:
         d.lamN[:] = state.lamN
         d.lamT[:] = state.lamT
         d.status[:] = state.status
-        if state.u.shape == d.u.shape:
+        if state.u.shape == d.u.shape and state.ctrl.shape == d.ctrl.shape:
             d.u[:] = state.u
-            d.next_sample[:] = state.next_sample
+            d.ctrl[:] = state.ctrl
         d.stats[:len(state.stats)] = state.stats
         self.step_count = state.step_count
         for c in self._external:  # a controller the snapshot does not know is sampled at once
@@ -179,7 +179,7 @@ class Simulator:
         """Sizes of the state arrays in a kernel snapshot row, after its step index and time
         (the order of stepper.keep_snapshot and of SimState)."""
         d = self._data
-        return [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.next_sample, d.stats)]
+        return [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.ctrl, d.stats)]
 
     def _snapshot_buffer(self, nsteps):
         width = 2 + sum(self._snapshot_sizes())
@@ -211,7 +211,9 @@ class Simulator:
         i = self.model.actuator_names.index(actuator)
         self._external = [c for c in self._external if c.index != i]
         self._external.append(ExternalController(i, law, period, self.t))
-        self._data.law[i] = codes.CTRL_EXTERNAL
+        self._data.external[i] = 1
+        self._data.dudq[i] = 0.0  # a Python law has no Jacobian in the iteration matrix
+        self._data.dudv[i] = 0.0
 
     def _sample_controllers(self):
         """The Python laws due write their actuator's input (the control seam: Data.u, held)."""

@@ -1,7 +1,7 @@
 """The Moreau–Jean θ time-stepping loop, compiled with numba: one step as a sequence of named phases.
 
 One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md when projection is off:
-  control          the built-in laws due write the actuator inputs d.u (controllers.py)
+  control          the controller blocks due write the actuator inputs d.u (control/kernel.py)
   free_velocity    forces and iteration matrix Ŵ = M - hθ ∂F/∂v - h²θ² ∂F/∂q at the start of the step
                    (one Newton iteration) and the free velocity
   activate_contacts  activation y + γ h y' <= 0 at the start of the step, and the active contact rows
@@ -26,12 +26,13 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     C_FN, C_FT, C_GAP, C_PN, C_PT, C_STATUS, CF_E, CF_MU, E_ACTUATORS, E_DAMPING, E_DISSIPATED,
                     E_FRICTION, E_IMPACT, E_KINETIC, E_POTENTIAL, E_PROJECTION, E_RESIDUAL, E_TOTAL,
                     FS_ACTIVATION, FS_GAMMA, FS_H, FS_IMPACT, FS_PROJ_TOL, FS_REST_V, FS_STICK, FS_THETA, FS_TOL,
-                    IMPACT, IS_CONST_F, IS_CONST_M, IS_MAXIT, IS_PROJECTION, IS_SOLVER, N_CONTACT_SIGNALS,
+                    IMPACT, IS_CONST_F, IS_CONST_M, IS_IMPLICIT, IS_MAXIT, IS_PROJECTION, IS_SOLVER, N_CONTACT_SIGNALS,
                     NOT_FINITE, OK, OPEN, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, ST_BADVALUE, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
-                    ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK)
+                    ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL)
 from .contact_rows import contact_rows, delassus_lu, delassus_sparse, densify, sdot
-from .controllers import actuator_forces, apply_control_laws
+from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
+                             block_segment)
 from .dynamics import damper_power
 from .evaluation import evaluate, force_jacobians
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
@@ -59,7 +60,7 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
         d.M[:, :] = m.M_const
     for step in range(nsteps):
         t = d.t[0]
-        apply_control_laws(m, d, t)
+        apply_controllers(m, d, t)
         if free_velocity(m, d) != OK:
             return SINGULAR, step, -1
         # a blow-up of the smooth dynamics is named here, before it reaches a contact problem
@@ -104,16 +105,24 @@ def state_row(m, d, row, new_origin):
 # ------------------------------------------------------------------ phases of a step
 @njit(cache=True)
 def free_velocity(m, d):
-    """Forces and iteration matrix: the actuator forces of d.u, the smooth forces' Jacobians and
-    Ŵ = M - hθC - h²θ²K factored in d.What, and the free velocity d.vfree (the step without contacts).
-    With constant M and forces, d.vfree = v + M⁻¹ h (F + Qact). Returns OK or SINGULAR."""
+    """Forces and iteration matrix: the actuator forces of d.u, the smooth forces' Jacobians (plus
+    those of implicit controllers) and Ŵ = M - hθC - h²θ²K factored in d.What, and the free velocity
+    d.vfree (the step without contacts). With constant M and forces and no implicit controller,
+    d.vfree = v + M⁻¹ h (F + Qact). Returns OK or SINGULAR."""
     h, theta = m.fs[FS_H], m.fs[FS_THETA]
     actuator_forces(m, d)
-    if m.isets[IS_CONST_F] != 0:
+    implicit = m.isets[IS_IMPLICIT] != 0
+    if m.isets[IS_CONST_F] != 0 and not implicit:
         d.vfree[:] = d.v + m.Minv_const @ (h * (d.F + d.Qact))
         return OK
-    force_jacobians(m, d)
     M, C, K, What, v = d.M, d.C, d.K, d.What, d.v
+    if m.isets[IS_CONST_F] != 0:
+        C[:, :] = 0.0
+        K[:, :] = 0.0
+    else:
+        force_jacobians(m, d)
+    if implicit:
+        add_actuator_jacobians(m, d, K, C)
     n = v.shape[0]
     for i in range(n):
         for j in range(n):
@@ -198,7 +207,7 @@ def solve_contact_problem(m, d, nact, fric):
             qd[rn + 1] = sdot(ccols[c], HT[r], nn, vfree)
             mu[r] = cf[c, CF_MU]
             r0[rn + 1] = lamT[c]
-    if m.isets[IS_CONST_F] != 0:
+    if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:
         X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
     else:
         X, Wd = delassus_lu(rcols, rvals, rnnz, d.What, d.piv)
@@ -252,27 +261,31 @@ def update_positions(m, d):
 @njit(cache=True)
 def book_energy(m, d, nact):
     """Energy bookkeeping of the step, at v_θ: the work of the contact percussions (impact, friction),
-    of the actuators and of the dampers (the last with the start-of-step geometry)."""
+    of the actuators (the inputs the step applied) and of the dampers (the last with the start-of-step
+    geometry)."""
     h = m.fs[FS_H]
     ccols, ccn, ai = m.ccols, m.ccn, m.ai
-    energy, act, lamN_new, lamT_new, HN, HT, vth, u = (d.energy, d.act, d.lamN_new, d.lamT_new, d.HN, d.HT,
-                                                        d.vth, d.u)
+    energy, act, lamN_new, lamT_new, HN, HT, vth = d.energy, d.act, d.lamN_new, d.lamT_new, d.HN, d.HT, d.vth
+    applied_inputs(m, d, m.fs[FS_THETA], h)
+    u = d.ctrl
     for r in range(nact):
         c = act[r]
         energy[ACC_IMPACT] -= lamN_new[c] * sdot(ccols[c], HN[r], ccn[c], vth)
         energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
     for i in range(ai.shape[0]):
-        energy[ACC_ACTUATORS] += h * u[i] * vth[ai[i, AI_COORD]]
+        energy[ACC_ACTUATORS] += h * u[i] * vth[ai[i, AI_COORD]]  # d.ctrl[:na]: the applied inputs
     energy[ACC_DAMPING] -= h * damper_power(m, vth, d.kin, d.row_n)
 
 
 @njit(cache=True)
 def classify_contacts(m, d, nact):
     """Contact status of the step: IMPACT (pushed while approaching faster than the impact threshold),
-    SLIP or STICK (pushed, by the sliding speed), OPEN (not pushed)."""
+    SLIP or STICK (pushed, by the sliding speed), OPEN (not pushed). Impact steps are also counted per
+    contact in d.ctrl (what controllers read as events)."""
     impact, stick = m.fs[FS_IMPACT], m.fs[FS_STICK]
     ccols, ccn = m.ccols, m.ccn
     status, act, lamN_new, un, HT, v_new, stats = d.status, d.act, d.lamN_new, d.un, d.HT, d.v_new, d.stats
+    na = m.ai.shape[0]
     for c in range(status.shape[0]):
         status[c] = OPEN
     for r in range(nact):
@@ -281,6 +294,7 @@ def classify_contacts(m, d, nact):
             if un[c] < -impact:
                 status[c] = IMPACT
                 stats[ST_IMPACTS] += 1
+                d.ctrl[na + c] += 1.0
             elif abs(sdot(ccols[c], HT[r], ccn[c], v_new)) > stick:
                 status[c] = SLIP
             else:
@@ -379,7 +393,7 @@ def record_step(m, d, rows, step, upot, record):
 def keep_snapshot(d, snaps, clock, step):
     """clock = [next due time, interval (<= 0: none), snapshots in this call]. After a step that
     ends at t >= the due time, writes step, t and the state (q, v, energy, lamN, lamT, status, u,
-    next_sample, stats: SimState's order) to the next row of snaps; the next one is due at
+    ctrl, stats: SimState's order) to the next row of snaps; the next one is due at
     t + interval - 1e-12 (the per-step rule the window's worker followed)."""
     t = d.t[0]
     if clock[1] <= 0.0 or t < clock[0]:
@@ -396,7 +410,7 @@ def keep_snapshot(d, snaps, clock, step):
         j = _put(out, j, d.lamT)
         j = _put(out, j, d.status)
         j = _put(out, j, d.u)
-        j = _put(out, j, d.next_sample)
+        j = _put(out, j, d.ctrl)
         _put(out, j, d.stats)
         clock[2] = k + 1
     clock[0] = t + clock[1] - 1e-12
@@ -414,7 +428,7 @@ def _put(out, k, a):
 def write_row(m, d, row, kin, upot):
     """The signal row of the state in d, its kinetic and potential energies given (SignalLayout order)."""
     lay = m.layout
-    q, acc_e, gap, lamN, lamT, status, u = d.q, d.energy, d.gap, d.lamN, d.lamT, d.status, d.u
+    q, acc_e, gap, lamN, lamT, status, ctrl = d.q, d.energy, d.gap, d.lamN, d.lamT, d.status, d.ctrl
     n = q.shape[0]
     row[T_COLUMN] = d.t[0]
     row[lay.q:lay.q + n] = q
@@ -441,8 +455,14 @@ def write_row(m, d, row, kin, upot):
         row[k + C_FN] = lamN[c] / h
         row[k + C_FT] = lamT[c] / h
         k += N_CONTACT_SIGNALS
-    for i in range(u.shape[0]):
-        row[lay.actuators + i] = u[i]
+    for i in range(lay.nactuators):
+        row[lay.actuators + i] = ctrl[i]  # the applied inputs
+    ki = m.ki
+    for b in range(ki.shape[0]):
+        sig0, _s0 = block_segment(ki, b)
+        col = ki[b, KI_SIGCOL]
+        for k in range(ki[b, KI_NSIG]):
+            row[col + k] = ctrl[sig0 + k]
 
 
 @njit(cache=True)

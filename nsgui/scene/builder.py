@@ -187,7 +187,7 @@ class SceneBuilder:
     def __init__(self, name: str = DEFAULT, *, description=DEFAULT, gravity=DEFAULT):
         self._d = {"format": FORMAT_TAG, "version": VERSION,
                    **_given(name=name, description=description, gravity=gravity),
-                   "bodies": [], "joints": [], "obstacles": [], "contacts": [], "forces": [], "actuators": [],
+                   "bodies": [], "joints": [], "obstacles": [], "contacts": [], "forces": [], "actuators": [], "controllers": [],
                    "initial": {"q": {}, "v": {}}, "settings": {}}
         self.world = BodyHandle(self, "world")
 
@@ -331,6 +331,17 @@ class SceneBuilder:
         if controller is not DEFAULT:
             item["controller"] = copy.deepcopy(dict(controller))
         return ActuatorHandle(self, self._add("actuators", item, f"{_plain_name(coordinate)}_motor"))
+
+    def controller(self, type_: str, actuators, *, name=None, period=DEFAULT, delay=DEFAULT, **params) -> str:
+        """A controller block driving several actuators (their own controller stays none), with the
+        file's keys of its type as keyword arguments, e.g.
+        `b.controller("computed_torque", [m1, m2], kp=100, kd=20, targets=[...])`. Returns its name."""
+        acts = []
+        for a in actuators:
+            acts.append(self._own(a, ActuatorHandle, "controller actuators", "an actuator").name)
+        item = {"name": name, "type": type_, "actuators": acts, **_given(period=period, delay=delay),
+                **copy.deepcopy(params)}
+        return self._add("controllers", item, type_)
 
     def _coordinate(self, joint, where) -> str:
         return self._own(joint, (JointHandle, CoordinateHandle), where,

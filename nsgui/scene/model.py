@@ -19,7 +19,7 @@ from .validation import Problem, SceneError, check_scene_dict, joint_coordinates
 
 __all__ = [
     "Scene", "Body", "Shape", "Joint", "JointLimits", "Obstacle", "ShapeRef", "Contact", "ForceElement",
-    "PointRef", "Actuator", "Controller", "Initial", "Settings", "Problem", "SceneError",
+    "PointRef", "Actuator", "Controller", "ControllerBlock", "Trajectory", "Initial", "Settings", "Problem", "SceneError",
     "scene_from_dict", "scene_to_dict", "load_scene", "loads_scene", "dumps_scene", "save_scene",
     "validate_scene", "coordinate_names", "sorted_joints", "joint_coordinates", "body_mass_properties",
     "FORMAT_TAG", "VERSION",
@@ -30,7 +30,7 @@ __all__ = [
 
 _TYPE_NAMES = {"number": "float", "integer": "int", "boolean": "bool", "string": "str", "name": "str",
                "enum": "str", "color": "str", "const": "str", "vec2": "list", "polygon": "list", "list": "list",
-               "map": "dict"}
+               "map": "dict", "numbers": "list", "names": "list"}
 
 
 def _attribute(f, classes):
@@ -83,6 +83,8 @@ Contact = _CLASSES["Contact"]
 PointRef = _CLASSES["PointRef"]
 ForceElement = _CLASSES["ForceElement"]
 Controller = _CLASSES["Controller"]
+ControllerBlock = _CLASSES["ControllerBlock"]
+Trajectory = _CLASSES["Trajectory"]
 Actuator = _CLASSES["Actuator"]
 Initial = _CLASSES["Initial"]
 Settings = _CLASSES["Settings"]
@@ -140,12 +142,21 @@ def _typed(obj, spec):
     t = getattr(obj, spec.type_key, None)
     known = isinstance(t, str) and t in spec.types
     keys = spec.keys_of[t] if known else spec.common_keys + spec.all_type_keys
+    fields_of = {f.key: f for f in spec.fields}
+    if known:
+        fields_of.update(spec.types[t].by_key)
     out = {}
     for k in keys:
         if hasattr(obj, k):
             val = getattr(obj, k)
             if known or val is not None:
-                out[k] = _plain(val)
+                f = fields_of.get(k)
+                if f is not None and f.kind == "object" and val is not None:
+                    out[k] = _WRITERS[f.of](val)
+                elif f is not None and f.kind == "list" and isinstance(val, (list, tuple)):
+                    out[k] = [_WRITERS[f.of](x) for x in val]
+                else:
+                    out[k] = _plain(val)
     return out
 
 

@@ -35,7 +35,7 @@ _SAME = object()  # Field.init: the dataclass default is the file default
 
 # The kinds of value a field holds; validation.py has one check per kind.
 KINDS = ("const", "number", "integer", "boolean", "string", "name", "enum", "vec2", "color", "polygon",
-         "object", "list", "map")
+         "object", "list", "map", "numbers", "names")
 
 
 @dataclass(frozen=True)
@@ -301,21 +301,23 @@ FORCE.register("force", [
     _vec("force", required=True, unit="N", doc_type="[fx, fy]", help="in the world frame"),
 ], help="a constant force fixed in the world frame, applied at a point of a body (booked as potential energy)")
 
+# Controllers: the types and their parameters are declared in controller_types.py (imported below)
+TRAJECTORY = TypedSpec("Trajectory", [
+    Field("type", "enum", help="the other keys depend on it"),
+], default_type="constant", label="trajectory", help="a desired coordinate as a function of time")
 CONTROLLER = TypedSpec("Controller", [
     Field("type", "enum", help="the other keys depend on it"),
-], default_type="none", help="what drives an actuator")
-CONTROLLER.register("none", [], help="u = 0")
-CONTROLLER.register("constant", [_num("value", unit="N or N·m")], help="u = value")
-CONTROLLER.register("pd", [
-    _num("kp", ge=0),
-    _num("kd", ge=0),
-    _num("target", unit="m or rad"),
-    _num("target_v", unit="m/s or rad/s"),
-    _num("feedforward", unit="N or N·m"),
-    Field("gravity_compensation", "boolean", default=False, help="adds the coordinate's gravity term g_i(q)"),
+], default_type="none", help="what drives one actuator (a controller on several is a `controllers` block)")
+CONTROLLER_BLOCK = TypedSpec("ControllerBlock", [
+    _name(help="signals `controller.<name>.<signal>`; unique among actuators and controllers"),
+    Field("type", "enum", init="slotine_li", help="the law; the other keys depend on it"),
+    Field("actuators", "names", required=True, init=None, doc_type="[actuator names]",
+          help="the actuators it drives, in the order of its outputs; their own controller must be `none`"),
     _num("period", None, nullable=True, gt=0, unit="s",
-         help="sampling period; null: every step (a sampled controller holds u between samples)"),
-], help="u = kp (target − q) + kd (target_v − v) + feedforward")
+         help="sampling period (zero-order hold between samples); null: every step"),
+    _num("delay", 0.0, ge=0, unit="s",
+         help="measurement-to-actuation delay: a sample's output acts this long after it (≤ 64 periods)"),
+], label="controller", help="a controller driving a group of actuators")
 
 ACTUATOR = ObjectSpec("Actuator", [
     _name(help="signal `u.<name>`"),
@@ -362,16 +364,21 @@ SCENE = ObjectSpec("Scene", [
     Field("contacts", "list", default=[], of="Contact", help="unilateral contacts with restitution and friction"),
     Field("forces", "list", default=[], of="ForceElement", help="springs, dampers and constant forces"),
     Field("actuators", "list", default=[], of="Actuator", help="joint actuators with their controllers"),
+    Field("controllers", "list", default=[], of="ControllerBlock",
+          help="controllers driving groups of actuators (docs/controllers.md)"),
     Field("initial", "object", default={}, of="Initial", help="initial coordinates and velocities"),
     Field("settings", "object", default={}, of="Settings", help="simulation settings"),
 ], help="the top level of a scene file")
 
 # every spec by name, nested ones first (the order the dataclasses are made in)
 SPECS: dict[str, ObjectSpec] = {s.name: s for s in (
-    SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, CONTACT, POINT_REF, FORCE, CONTROLLER, ACTUATOR,
-    INITIAL, SETTINGS, SCENE)}
+    SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, CONTACT, POINT_REF, FORCE, TRAJECTORY, CONTROLLER,
+    ACTUATOR, CONTROLLER_BLOCK, INITIAL, SETTINGS, SCENE)}
 
 __all__ = ["Field", "FieldList", "ObjectSpec", "TypedSpec", "TypeSpec", "SPECS", "FORMAT_TAG", "VERSION", "SCENE", "BODY",
            "SHAPE", "JOINT", "JOINT_LIMITS", "OBSTACLE", "SHAPE_REF", "CONTACT", "POINT_REF", "FORCE", "CONTROLLER",
-           "ACTUATOR", "INITIAL", "SETTINGS", "MAX_MAGNITUDE", "MIN_DT", "MAX_DURATION", "MAX_STEPS", "MIN_TOLERANCE",
+           "TRAJECTORY", "CONTROLLER_BLOCK", "ACTUATOR", "INITIAL", "SETTINGS", "MAX_MAGNITUDE", "MIN_DT", "MAX_DURATION", "MAX_STEPS", "MIN_TOLERANCE",
            "MAX_ITERATIONS", "MAX_IMPACT_THRESHOLD"]
+
+# the controller and trajectory types register themselves (before nsgui.scene.model builds the dataclasses)
+from . import controller_types  # noqa: E402,F401

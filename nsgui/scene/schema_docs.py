@@ -49,7 +49,8 @@ def type_text(f: Field) -> str:
     else:
         text = {"boolean": "bool", "string": "str", "name": "str (a name)", "vec2": "[x, y]", "color": '"#rrggbb"',
                 "polygon": "list of [x, y]", "map": "{name: float}", "const": f"`{json.dumps(f.default)}`",
-                "list": f"list of {f.of}", "object": str(f.of)}[k]
+                "list": f"list of {f.of}", "object": str(f.of), "numbers": "list of float",
+                "names": "list of names"}[k]
     return text + (" or null" if f.nullable else "")
 
 
@@ -82,8 +83,22 @@ def markdown(spec: ObjectSpec) -> str:
                 groups.append((t.fields, t.help, [name]))
         for fields, help_, names in groups:
             head = ", ".join(f"**`{n}`**" for n in names) + (f": {help_}" if help_ else "")
-            parts.append(head + (f"\n\n{_HEAD}\n{_rows(fields)}" if fields else "; no other key"))
+            parts.append(head + (f"\n\n{_HEAD}\n{_rows(fields)}" if fields else "; no other key")
+                         + _signals_text(spec, names))
     return "\n\n".join(parts) + "\n"
+
+
+def _signals_text(spec, names) -> str:
+    """For controller types: the signals each records (declared in controller_types.py)."""
+    from .controller_types import signals_of
+    from .schema import CONTROLLER, CONTROLLER_BLOCK
+    if spec not in (CONTROLLER, CONTROLLER_BLOCK) or not signals_of(names[0], spec is CONTROLLER_BLOCK):
+        return ""
+    units = {"coord": "m or rad", "input": "N or N·m"}
+    items = [f"`controller.<name>.{s.name}{'.<actuator>' if s.per_actuator else ''}`"
+             + (f" ({units.get(s.unit, s.unit)})" if s.unit else "") + (f" {s.help}" if s.help else "")
+             for s in signals_of(names[0], spec is CONTROLLER_BLOCK)]
+    return "\n\nSignals: " + "; ".join(items) + "."
 
 
 def render(text: str) -> str:

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .mass_properties import body_mass_properties
-from .schema import (ACTUATOR, BODY, CONTACT, CONTROLLER, FORCE, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
+from .schema import (ACTUATOR, BODY, CONTACT, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
                      MAX_ITERATIONS, MAX_MAGNITUDE, MAX_STEPS, MIN_TOLERANCE, OBSTACLE, POINT_REF, SCENE, SETTINGS,
                      SHAPE, SHAPE_REF, SPECS, VERSION)
 
@@ -282,6 +282,12 @@ class _Checker:
             return _BAD if pts is None else pts
         if k == "map":
             return _check_coord_map(self, v, path)
+        if k == "numbers":
+            vals = [self.num(x, f"{path}[{i}]", gt=f.gt, ge=f.ge, le=f.le) for i, x in enumerate(self.listof(v, path))]
+            return _BAD if any(x is _BAD for x in vals) else vals
+        if k == "names":
+            vals = [self.string(x, f"{path}[{i}]") for i, x in enumerate(self.listof(v, path))]
+            return _BAD if any(x is _BAD for x in vals) else vals
         raise ValueError(f"{path}: no check for kind {k!r}")
 
     def field(self, d, path, f):
@@ -483,6 +489,31 @@ def _check_controller(c: _Checker, d, path, _f=None):
     return out if out is not None else {CONTROLLER.type_key: CONTROLLER.default_type}
 
 
+def _check_trajectory(c: _Checker, d, path, _f=None):
+    out = _check_typed(c, d, path, TRAJECTORY, TRAJECTORY.default_type)[1]
+    if out is None:
+        return {TRAJECTORY.type_key: TRAJECTORY.default_type, "value": 0.0}
+    t = out["type"]
+    if t == "cubic" and out["t1"] <= out["t0"]:
+        c.add(f"{path}.t1", f"must be > t0 ({_g(out['t0'])}), not {_g(out['t1'])}")
+    elif t == "ramp" and out["t1"] is not None and out["t1"] < out["t0"]:
+        c.add(f"{path}.t1", f"must be ≥ t0 ({_g(out['t0'])}), not {_g(out['t1'])}")
+    elif t == "spline" and out["times"] is not None and out["values"] is not None:
+        times, values = out["times"], out["values"]
+        if len(times) < 2:
+            c.add(f"{path}.times", f"a spline needs at least 2 points, got {len(times)}")
+        elif any(b <= a for a, b in zip(times, times[1:])):
+            k = next(i for i in range(1, len(times)) if times[i] <= times[i - 1])
+            c.add(f"{path}.times[{k}]", f"times must increase: {_g(times[k])} after {_g(times[k - 1])}")
+        if len(values) != len(times):
+            c.add(f"{path}.values", f"one value per time: {len(values)} values for {len(times)} times")
+    return out
+
+
+def _check_controller_block(c: _Checker, d, path, _f=None):
+    return _check_typed(c, d, path, CONTROLLER_BLOCK, None)[1]
+
+
 def _check_coord_map(c: _Checker, d, path):
     if not isinstance(d, dict):
         c.add(path, f"must be an object {{coordinate: value}}, not {_kind(d)}")
@@ -523,6 +554,7 @@ _OBJECT_CHECKS = {
     "Shape": _check_shape, "Body": _check_body, "JointLimits": _check_plain(JOINT_LIMITS), "Joint": _check_joint,
     "Obstacle": _check_obstacle, "ShapeRef": _check_shaperef, "Contact": _check_plain(CONTACT),
     "PointRef": _check_plain(POINT_REF), "ForceElement": _check_force, "Controller": _check_controller,
+    "Trajectory": _check_trajectory, "ControllerBlock": _check_controller_block,
     "Actuator": _check_plain(ACTUATOR), "Initial": _check_initial, "Settings": _check_settings,
 }
 assert set(_OBJECT_CHECKS) == set(SPECS) - {"Scene"}
@@ -672,6 +704,7 @@ def _cross_check(c: _Checker, s: dict) -> None:
     for i, a in enumerate(s["actuators"]):
         if a is not None and a["joint"] is not None:
             _resolve_coordinate(c, a["joint"], f"actuators[{i}].joint", coords, joint_by_name)
+    _check_controller_blocks(c, s)
 
     # initial state
     for key in ("q", "v"):
@@ -682,6 +715,42 @@ def _cross_check(c: _Checker, s: dict) -> None:
                     (f" (coordinates: {', '.join(list(coords)[:8])}{', ...' if len(coords) > 8 else ''})"
                      if coords else " (the scene has no coordinates)")
                 c.add(f"initial.{key}[{_short(name)}]", f"unknown coordinate {_short(name)}{hint}")
+
+
+def _check_controller_blocks(c, s):
+    """Blocks drive existing actuators, each at most once, whose own controller is `none`; block and
+    actuator names are one namespace (both name signals); a delay fits the block's queue."""
+    actuators = {a["name"]: (i, a) for i, a in enumerate(s["actuators"]) if a and a.get("name") is not None}
+    driven: dict[str, str] = {}
+    dt = s["settings"]["dt"] or 1.0
+    for k, b in enumerate(s["controllers"]):
+        if b is None:
+            continue
+        p = f"controllers[{k}]"
+        if b.get("name") in actuators:
+            c.add(f"{p}.name", f"{_short(b['name'])} is also an actuator's name (actuators[{actuators[b['name']][0]}]); "
+                               "controller and actuator names share the signal namespace")
+        for j, name in enumerate(b.get("actuators") or []):
+            if name not in actuators:
+                near = difflib.get_close_matches(name, list(actuators), n=1)
+                c.add(f"{p}.actuators[{j}]", f"no actuator named {_short(name)}"
+                      + (f" (did you mean {_short(near[0])}?)" if near else ""))
+            elif name in driven:
+                c.add(f"{p}.actuators[{j}]", f"actuator {_short(name)} is already driven by controller {_short(driven[name])}")
+            else:
+                driven[name] = b.get("name")
+                i, a = actuators[name]
+                if a["controller"] and a["controller"]["type"] != "none":
+                    c.add(f"{p}.actuators[{j}]", f"actuator {_short(name)} has its own controller "
+                          f"(actuators[{i}].controller.type = {_short(a['controller']['type'])}); set it to \"none\"")
+        if b.get("actuators") == []:
+            c.add(f"{p}.actuators", "a controller drives at least one actuator")
+        period = b.get("period") or dt
+        if b.get("delay") and b["delay"] > 64 * period * (1 + 1e-9):
+            c.add(f"{p}.delay", f"{_g(b['delay'])} s is more than 64 sampling periods ({_g(64 * period)} s)")
+        targets = b.get("targets")
+        if targets and b.get("actuators") is not None and len(targets) > len(b["actuators"]):
+            c.add(f"{p}.targets", f"{len(targets)} trajectories for {len(b['actuators'])} actuators")
 
 
 def _check_loops(c, s, bodies, parent_joints):

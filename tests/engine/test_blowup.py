@@ -14,7 +14,7 @@ KP, MASS, H = 10.0, 1e-6, 1e-3
 
 def speck_scene(kp=KP):
     """A block resting on the ground (contact block_ground, with friction) and, far from it, a speck
-    of 1 µg on a slider pushed by an explicit PD law whose gain is far too high for its mass."""
+    of 1 µg on a slider pushed by an explicit PD law (implicit: false) whose gain is far too high for its mass."""
     return scene_from_dict({
         "format": "nsgui-scene", "version": 1, "name": "speck",
         "bodies": [{"name": "block", "mass": 1.0,
@@ -28,7 +28,8 @@ def speck_scene(kp=KP):
         "contacts": [{"name": "block_ground", "a": {"body": "block", "shape": "b"},
                       "b": {"obstacle": "ground"}, "friction": 0.5}],
         "actuators": [{"name": "push", "joint": "slider",
-                       "controller": {"type": "pd", "kp": kp, "kd": 0.0, "target": 1.0}}],
+                       "controller": {"type": "pd", "kp": kp, "kd": 0.0, "target": 1.0,
+                                      "implicit": False}}],
         "initial": {"q": {"block.y": 0.1}},
         "settings": {"dt": H, "duration": 1.0, "theta": 0.5},
     })

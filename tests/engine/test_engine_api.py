@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "resources" / "scenes"
 
 
-def pendulum_scene(kp=0.0, target=0.0, duration=1.0, kd=0.0):
+def pendulum_scene(kp=0.0, target=0.0, duration=1.0, kd=0.0, implicit=True):
     return scene_from_dict({
         "format": "nsgui-scene", "version": 1, "name": "pendulum",
         "bodies": [{"name": "bob", "mass": 1.0, "inertia": 0.01,
@@ -25,7 +25,8 @@ def pendulum_scene(kp=0.0, target=0.0, duration=1.0, kd=0.0):
         "contacts": [{"name": "bob_wall", "a": {"body": "bob", "shape": "disk"}, "b": {"obstacle": "wall"},
                       "restitution": 0.5}],
         "actuators": [{"name": "motor", "joint": "swing",
-                       "controller": {"type": "pd", "kp": kp, "kd": kd, "target": target}}],
+                       "controller": {"type": "pd", "kp": kp, "kd": kd, "target": target,
+                                      "implicit": implicit}}],
         "initial": {"q": {"swing": 0.5}},
         "settings": {"dt": 1e-3, "duration": duration, "projection": False},
     })
@@ -62,7 +63,7 @@ def test_resume_from_a_past_state_with_an_edited_restitution():
 
 
 def test_numerical_blow_up_names_the_time_and_keeps_the_data():
-    scene = pendulum_scene(kp=1e12, target=1.0)
+    scene = pendulum_scene(kp=1e12, target=1.0, implicit=False)  # the implicit law stays stable
     sim = Simulator(compile_scene(scene))
     with pytest.raises(SimulationError) as err:
         sim.run(1000)
@@ -86,8 +87,10 @@ def test_pd_actuator_holds_its_target():
     assert abs(v[-1]) < 1e-6
     assert 200.0 * (0.2 - qbar) == pytest.approx(9.81 * np.sin(qbar), rel=1e-6)
     u = result["u.motor"]
-    # u is computed at the start of each step from that step's state
-    np.testing.assert_allclose(u[1:], 200.0 * (0.2 - q[:-1]) - 20.0 * v[:-1], rtol=1e-12, atol=1e-12)
+    # implicit PD at θ = ½: the input the step applies is the law at the step's midpoint,
+    # kp (target - (q_k + q_k+1)/2) - kd (v_k + v_k+1)/2 (what u.motor records)
+    qm, vm = (q[:-1] + q[1:]) / 2, (v[:-1] + v[1:]) / 2
+    np.testing.assert_allclose(u[1:], 200.0 * (0.2 - qm) - 20.0 * vm, rtol=1e-9, atol=1e-9)
 
 
 def test_model_geometry_queries():
@@ -262,7 +265,7 @@ def test_snapshots_taken_inside_a_long_run_equal_get_state_at_their_steps():
             last = ref.t
     assert len(got) == len(expect) == 15
     for a, b in zip(got, expect):
-        for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats",
+        for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats",
                      "step_count", "row"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     assert sim.pop_snapshots() == []

@@ -73,7 +73,8 @@ def test_signal_layout_matches_the_names(name):
     model = _model(name)
     lay = model.layout
     names = model.signal_names
-    assert lay == SignalLayout.of(model.nq, model.ncontacts, len(model.actuator_names))
+    nsig = sum(len(b.signals) for b in model.controller_blocks)
+    assert lay == SignalLayout.of(model.nq, model.ncontacts, len(model.actuator_names), nsig)
     assert lay.width == len(names) and names[0] == "t"
     for j, c in enumerate(model.coord_names):
         assert names[lay.q + j] == f"q.{c}" and names[lay.v + j] == f"v.{c}"

@@ -69,7 +69,7 @@ def test_an_unchanged_layout_maps_to_the_same_state():
     sim, _ = run(a, 300)
     s = sim.get_state()
     m = map_state(s, a, b)
-    for f in ("q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats"):
+    for f in ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats"):
         np.testing.assert_array_equal(getattr(m, f), getattr(s, f))
     assert (m.t, m.step_count) == (s.t, s.step_count)
 

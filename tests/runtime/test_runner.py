@@ -234,7 +234,7 @@ def _per_step_snapshots(model, nsteps, interval):
 
 
 def _assert_same_state(a, b):
-    for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "next_sample", "stats",
+    for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats",
                  "step_count", "row"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 

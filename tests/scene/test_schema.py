@@ -149,4 +149,7 @@ def test_engine_codes_name_the_schema_choices():
     from nsgui.scene.schema import JOINT
     assert list(codes.JOINT_TYPES) != [] and set(codes.JOINT_TYPES) == set(JOINT["type"].choices)
     assert set(codes.SOLVERS) == set(SETTINGS["solver"].choices)
-    assert set(codes.CONTROLLER_KINDS) == set(CONTROLLER.types)
+    from nsgui.engine.control.build import LAWS
+    from nsgui.scene.schema import CONTROLLER_BLOCK, TRAJECTORY
+    assert set(LAWS) | {"none"} == set(CONTROLLER.types) | set(CONTROLLER_BLOCK.types)
+    assert set(codes.TRAJECTORY_KINDS) == set(TRAJECTORY.types)
