@@ -30,15 +30,32 @@ class Signal:
     labels: tuple = ()
 
 
-# type name -> its signals, for CONTROLLER and CONTROLLER_BLOCK types
+@dataclass(frozen=True)
+class Overlay:
+    """Something the 3D view draws for a controller, in world coordinates:
+    - `kind="trace"`: the path of the recorded signals (`x`, `y`) (names of the type's signals), e.g.
+      an end effector's actual and desired paths;
+    - `kind="circle"`: a circle of the controller's parameters `center` (a vec2 key) and `radius`."""
+    kind: str
+    label: str
+    x: str = ""
+    y: str = ""
+    center: str = ""
+    radius: str = ""
+    color: str = "#d62728"
+
+
+# type name -> its signals (and overlays), for CONTROLLER and CONTROLLER_BLOCK types
 SIGNALS: dict[str, tuple[Signal, ...]] = {}
 BLOCK_SIGNALS: dict[str, tuple[Signal, ...]] = {}
+OVERLAYS: dict[str, tuple[Overlay, ...]] = {}
 
 
-def declare(name: str, fields=(), *, help: str, signals=(), block: bool = False):
+def declare(name: str, fields=(), *, help: str, signals=(), block: bool = False, overlays=()):
     """Declare a controller type: one actuator's (`block=False`) or a block's."""
     (CONTROLLER_BLOCK if block else CONTROLLER).register(name, list(fields), help=help)
     (BLOCK_SIGNALS if block else SIGNALS)[name] = tuple(signals)
+    OVERLAYS[name] = tuple(overlays)
 
 
 def signals_of(type_name: str, block: bool) -> tuple[Signal, ...]:
@@ -106,4 +123,4 @@ declare("computed_torque", [
     signals=(Signal("target", "coord", "q_d", per_actuator=True),
              Signal("error", "coord", "q_d − q", per_actuator=True)))
 
-__all__ = ["Signal", "SIGNALS", "BLOCK_SIGNALS", "declare", "signals_of"]
+__all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "declare", "signals_of"]
