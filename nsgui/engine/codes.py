@@ -27,9 +27,10 @@ HALFPLANE, SEGMENT, CIRCLE, POLYGON, LIMIT = range(5)
 CI_ABODY, CI_BTYPE, CI_BBODY, CI_VSTART, CI_VCOUNT = range(5)
 N_CI = 5
 # candidate float columns: A's circle (centre in A's frame, radius), restitution, friction, the B
-# feature's four numbers (half-plane: point, normal; segment: ends; circle: centre; limit: bound), B's radius
-CF_ALX, CF_ALY, CF_RA, CF_E, CF_MU, CF_B0, CF_B1, CF_B2, CF_B3, CF_RB = range(10)
-N_CF = 10
+# feature's four numbers (half-plane: point, normal; segment: ends; circle: centre; limit: bound), B's radius,
+# tangential restitution e_T (CF_E is always Newton's e_N: Moreau's e is converted when compiling)
+CF_ALX, CF_ALY, CF_RA, CF_E, CF_MU, CF_B0, CF_B1, CF_B2, CF_B3, CF_RB, CF_ET = range(11)
+N_CF = 11
 
 # ---------------------------------------------------------------- force elements
 # spring float columns (int columns: body a, body b; -1 is the world): attachment points, stiffness,

@@ -193,7 +193,9 @@ class Model:
         for ci_, con in enumerate(scene.contacts):
             a_body = self.body_index[con.a.body]
             a_shape = _shape(scene, con.a.body, con.a.shape)
-            e, mu = float(con.restitution), float(con.friction)
+            e, mu, et = float(con.restitution), float(con.friction), float(con.tangential_restitution)
+            if con.impact_law == "moreau":  # the thesis' e in [0, 2): the same law (errata 000-1)
+                e = e / (2.0 - e)
             pairs = []  # (a body, a shape, B ints, B floats)
             if con.b.obstacle is not None:
                 o = obst[con.b.obstacle]
@@ -224,7 +226,7 @@ class Model:
             for k, (abody, centre, ra, bint, bfl) in enumerate(points):
                 name = con.name if len(points) == 1 else f"{con.name}[{k}]"
                 ints = [abody, bint[0], bint[1], bint[2], bint[3]]  # CI_* columns
-                floats = [centre[0], centre[1], ra, e, mu, bfl[0], bfl[1], bfl[2], bfl[3], bfl[4]]
+                floats = [centre[0], centre[1], ra, e, mu, bfl[0], bfl[1], bfl[2], bfl[3], bfl[4], et]
                 cands.append(Candidate(name, ci_, ints, floats))
         for j in scene.joints:
             if j.limits is None or j.type in ("fixed", "free"):
@@ -234,7 +236,7 @@ class Model:
                 if bound is None:
                     continue
                 ints = [-1, codes.LIMIT, -1, qi, sgn]
-                floats = [0.0, 0.0, 0.0, float(j.limits.restitution), 0.0, float(bound), 0.0, 0.0, 0.0, 0.0]
+                floats = [0.0, 0.0, 0.0, float(j.limits.restitution), 0.0, float(bound), 0.0, 0.0, 0.0, 0.0, 0.0]
                 cands.append(Candidate(f"{j.name}.{side}", -1, ints, floats))
         self.contact_names = [c.name for c in cands]
         self.contact_owner = [c.owner for c in cands]

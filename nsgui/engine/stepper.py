@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT, ACC_PROJECTION, AI_COORD,
-                    C_FN, C_FT, C_GAP, C_PN, C_PT, C_STATUS, CF_E, CF_MU, E_ACTUATORS, E_DAMPING, E_DISSIPATED,
+                    C_FN, C_FT, C_GAP, C_PN, C_PT, C_STATUS, CF_E, CF_ET, CF_MU, E_ACTUATORS, E_DAMPING, E_DISSIPATED,
                     E_FRICTION, E_IMPACT, E_KINETIC, E_POTENTIAL, E_PROJECTION, E_RESIDUAL, E_TOTAL,
                     FS_ACTIVATION, FS_GAMMA, FS_H, FS_IMPACT, FS_PROJ_TOL, FS_REST_V, FS_STICK, FS_THETA, FS_TOL,
                     IMPACT, IS_CONST_F, IS_CONST_M, IS_IMPLICIT, IS_MAXIT, IS_PROJECTION, IS_SOLVER, N_CONTACT_SIGNALS,
@@ -205,6 +205,9 @@ def solve_contact_problem(m, d, nact, fric):
             rcols[rn + 1, :nn] = ccols[c, :nn]
             rvals[rn + 1, :nn] = HT[r, :nn]
             qd[rn + 1] = sdot(ccols[c], HT[r], nn, vfree)
+            if cf[c, CF_ET] != 0.0 and un[c] < -m.fs[FS_IMPACT]:
+                # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
+                qd[rn + 1] += cf[c, CF_ET] * sdot(ccols[c], HT[r], nn, d.v)
             mu[r] = cf[c, CF_MU]
             r0[rn + 1] = lamT[c]
     if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:

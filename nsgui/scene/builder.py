@@ -285,15 +285,18 @@ class SceneBuilder:
         return JointHandle(self, name, type_)
 
     # -- contacts, forces, actuators
-    def contact(self, a: ShapeHandle, b, *, restitution=DEFAULT, friction=DEFAULT, name=None) -> ContactHandle:
+    def contact(self, a: ShapeHandle, b, *, restitution=DEFAULT, friction=DEFAULT, impact_law=DEFAULT,
+                tangential_restitution=DEFAULT, name=None) -> ContactHandle:
         """A unilateral contact between shape `a` and an obstacle or a shape of another body `b`
-        (name: '<body of a>_<body or obstacle of b>')."""
+        (name: '<body of a>_<body or obstacle of b>'); `impact_law` "newton" (default) or "moreau"
+        says what `restitution` means."""
         self._own(a, ShapeHandle, "contact a", "a shape")
         self._own(b, (ShapeHandle, ObstacleHandle), "contact b", "a shape or an obstacle")
         side_b = {"obstacle": b.name} if isinstance(b, ObstacleHandle) else {"body": b.body.name, "shape": b.name}
         base = f"{a.body.name}_{b.name if isinstance(b, ObstacleHandle) else b.body.name}"
         item = {"name": name, "a": {"body": a.body.name, "shape": a.name}, "b": side_b,
-                **_given(restitution=restitution, friction=friction)}
+                **_given(restitution=restitution, friction=friction, impact_law=impact_law,
+                         tangential_restitution=tangential_restitution)}
         return ContactHandle(self, self._add("contacts", item, base))
 
     def spring(self, a, b, *, stiffness=DEFAULT, damping=DEFAULT, rest_length=DEFAULT, name=None) -> ForceHandle:

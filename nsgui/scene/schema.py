@@ -268,8 +268,14 @@ CONTACT = ObjectSpec("Contact", [
           doc_type="{`body`, `shape`}", help="a shape of a body, never the world"),
     Field("b", "object", required=True, of="ShapeRef", init={},
           doc_type="{`obstacle`} or {`body`, `shape`}", help="an obstacle or a shape of another body"),
-    _num("restitution", ge=0, le=1, help="Newton's e_N (U⁺ = −e_N U⁻); Moreau's e = 2e_N/(1+e_N)"),
+    _num("restitution", ge=0, le=2,
+         help="the coefficient of `impact_law`: Newton's e_N in [0, 1], or Moreau's e in [0, 2)"),
     _num("friction", ge=0, help="Coulomb μ"),
+    Field("impact_law", "enum", default="newton", choices=("newton", "moreau"),
+          help="`newton`: U⁺ = −e_N U⁻; `moreau`: the thesis' weight e, the same law with e_N = e/(2 − e)"),
+    _num("tangential_restitution", ge=0, le=1,
+         help="e_T of a friction impact: a contact point that sticks through an impact leaves with "
+              "U_T⁺ = −e_T U_T⁻ (0: the standard Moreau–Jean law)"),
 ], label="contact", help="a unilateral contact with restitution and friction")
 
 POINT_REF = ObjectSpec("PointRef", [

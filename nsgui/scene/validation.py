@@ -682,6 +682,12 @@ def _cross_check(c: _Checker, s: dict) -> None:
             if tb is not None and tb not in CONTACT_B_TYPES:
                 c.add(f"{p}.b.shape", f"unsupported contact pair {ta or '?'} vs {tb}: the second shape (b) "
                                       f"must be one of {', '.join(CONTACT_B_TYPES)} or an obstacle")
+        e, law = ct.get("restitution"), ct.get("impact_law")
+        if e is not None and law == "newton" and e > 1.0:
+            c.add(f"{p}.restitution", f"Newton's e_N must be in [0, 1], not {_g(e)} "
+                                      "(for Moreau's e in [0, 2) set \"impact_law\": \"moreau\")")
+        elif e is not None and law == "moreau" and e >= 2.0:
+            c.add(f"{p}.restitution", f"Moreau's e must be < 2 (e_N = e/(2 − e)), not {_g(e)}")
         if (ct["a"] and ct["b"] and ct["a"]["body"] is not None and ct["a"]["body"] == ct["b"]["body"]):
             c.add(p, f"a and b are shapes of the same body {_short(ct['a']['body'])}")
 

@@ -264,7 +264,8 @@ def test_build_lists_every_problem_with_its_path():
         "bodies[1].shapes[0].vertices: vertices are clockwise; list them counter-clockwise",
         "joints[0].limits: lower (1) > upper (-1)",
         "obstacles[0].normal: must not be zero length",
-        "contacts[0].restitution: must be in [0, 1], not 2",
+        "contacts[0].restitution: Newton's e_N must be in [0, 1], not 2 "
+        "(for Moreau's e in [0, 2) set \"impact_law\": \"moreau\")",
         "settings.theta: must be in [0.5, 1], not 3",
         "bodies[2]: body 'lonely' is not the child of any joint (attach it with a joint; a free joint lets it "
         "move freely)",

@@ -54,7 +54,7 @@ def test_with_values_reports_every_problem_with_its_path_and_file_messages():
                           "initial.q[nope]": 1.0})
     assert [str(p) for p in err.value.problems] == [
         "settings.thetta: settings has no key 'thetta' (did you mean 'theta'?)",
-        "contacts[0].restitution: must be in [0, 1], not -1",
+        "contacts[0].restitution: must be in [0, 2], not -1",
         "settings.theta: must be in [0.5, 1], not 3",
         "initial.q['nope']: unknown coordinate 'nope' (coordinates: ball.x, ball.y, ball.theta)",
     ]

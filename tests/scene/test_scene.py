@@ -465,8 +465,10 @@ def test_contacts():
     d["contacts"][0]["restitution"] = 1.5
     d["contacts"][0]["friction"] = -0.1
     d["contacts"][1]["b"] = {"obstacle": "ground", "body": "c"}
-    assert problems(d) == ["contacts[0].restitution: must be in [0, 1], not 1.5", "contacts[0].friction: must be >= 0",
-                           "contacts[1].b: give either 'obstacle' or 'body' and 'shape', not both"]
+    assert problems(d) == ["contacts[0].friction: must be >= 0",
+                           "contacts[1].b: give either 'obstacle' or 'body' and 'shape', not both",
+                           "contacts[0].restitution: Newton's e_N must be in [0, 1], not 1.5 "
+                           "(for Moreau's e in [0, 2) set \"impact_law\": \"moreau\")"]
     d = base()
     d["contacts"][1]["b"] = {}
     assert one_problem(d) == "contacts[1].b: missing required key 'obstacle' or 'body' and 'shape'"
