@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .schema import CONTROLLER, CONTROLLER_BLOCK, TRAJECTORY, Field, _num
+from .schema import CONTROLLER, CONTROLLER_BLOCK, TRAJECTORY, Field, _num, _vec
 
 
 @dataclass(frozen=True)
@@ -122,5 +122,52 @@ declare("computed_torque", [
          "(docs/controllers.md)",
     signals=(Signal("target", "coord", "q_d", per_actuator=True),
              Signal("error", "coord", "q_d − q", per_actuator=True)))
+
+# ---------------------------------------------------------------- passivity-based tracking (control digest §6-7)
+_GAMMA1 = _num("gamma1", 25.0, gt=0, unit="1/s", help="γ₁: damping of the tracking error (multiplies s)")
+_GAMMA2 = _num("gamma2", 30.0, gt=0, unit="1/s", help="γ₂: γ₁γ₂ is the stiffness pulling toward the target")
+_GRAVITY = Field("gravity_compensation", "boolean", default=True, help="adds g(q) (the modelled gravity)")
+_BODY = Field("body", "string", required=True, init="", doc_type="body name", help="the body of the end effector")
+_POINT = _vec("point", unit="m", help="the end effector in that body's frame")
+_V = Signal("V", "J", "Lyapunov function ½ sᵀMs + γ₁γ₂|error|² (non-increasing in free motion)")
+_TASK_SIGNALS = (Signal("x_d", "m", "desired x of the end effector"), Signal("y_d", "m", "desired y"),
+                 Signal("x", "m", "end effector x"), Signal("y", "m", "end effector y"))
+
+declare("slotine_li", [_GAMMA1, _GAMMA2, _TARGETS, _GRAVITY], block=True,
+        help="Slotine–Li passivity-based tracking in joint space: u = M q̈_r + C q̇_r [+ g] − γ₁ s with "
+             "q̇_r = q̇_d − γ₂ (q − q_d), s = q̇ − q̇_r (Christoffel C); exact when every coordinate is actuated",
+        signals=(Signal("target", "coord", "q_d", per_actuator=True),
+                 Signal("error", "coord", "q_d − q", per_actuator=True), _V))
+declare("slotine_li_task", [_GAMMA1, _GAMMA2, _BODY, _POINT,
+                            Field("targets", "list", default=[], of="Trajectory",
+                                  help="x_d(t) and y_d(t) of the end effector (missing: hold its initial position)"),
+                            _GRAVITY], block=True,
+        help="Slotine–Li tracking of an end-effector point in task space: u = M J⁻¹Ẍ_r + (C J⁻¹ + M d/dt J⁻¹)Ẋ_r "
+             "− γ₁ Jᵀ s [+ g], Ẋ_r = Ẋ_d − γ₂ (X − X_d); two actuators driving all the coordinates",
+        signals=_TASK_SIGNALS + (_V,))
+declare("bno", [
+    _GAMMA1, _GAMMA2, _BODY, _POINT, _GRAVITY,
+    Field("contact", "string", required=True, init="", doc_type="contact name",
+          help="the end effector's contact with the surface (its percussions count the impacts)"),
+    _vec("centre", (0.65, 0.0), unit="m", help="centre of the desired circle"),
+    _num("radius", 0.1, gt=0, unit="m", help="radius of the circle"),
+    _num("cycle", 5.0, gt=0, unit="s", help="the cycle P: one turn of the circle"),
+    _num("surface_y", 0.0, unit="m", help="the surface is the line y = surface_y; the circle must cross it"),
+    _num("lead", 0.2, gt=0, unit="s", help="the transition starts this long before the circle reaches the surface"),
+    _num("stop", 0.3, gt=0, unit="s", help="duration of the smooth stop of the tangential target"),
+    _num("descent", 0.3, gt=0, unit="s", help="duration of the cubic of the normal target down to −depth"),
+    _num("depth_min", 0.02, ge=0, unit="m", help="the normal target goes depth_min + α√V(τ₀) below the surface"),
+    _num("alpha", 0.0, ge=0, unit="m/√J", help="α: depth growing with the tracking error at the switch"),
+    _num("contact_force", 5.0, ge=0, unit="N", help="λ_d: the desired contact force along the surface"),
+    _num("force_gain", 0.5, ge=0, le=0.95, help="K_f: force feedback (λ − λ_d) in the constrained phase"),
+    _num("takeoff", 0.1, gt=0, unit="s", help="blend from the surface back onto the circle after re-entry"),
+], block=True,
+    help="the Brogliato–Niculescu–Orhant switching scheme of seed 004: task-space Slotine–Li on a circle "
+         "that dips below a surface; transition with impacts, constrained motion with force feedback, "
+         "take-off (docs/controllers.md)",
+    signals=(Signal("phase", "", "0 free, 1 transition before the first impact, 2 after it, 3 constrained, "
+                    "4 take-off", labels=("free", "transition", "transition (impacts)", "constrained", "take-off")),
+             Signal("impacts", "", "steps with a positive percussion in the current (or last) transition"),
+             _V) + _TASK_SIGNALS + (Signal("error", "m", "|X − X_d|, y_d clipped to the surface"),))
 
 __all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "declare", "signals_of"]

@@ -103,6 +103,39 @@ def double_pendulum_wall(length1=0.5, length2=0.5, wall_distance=0.7, restitutio
     return b.build()
 
 
+def two_link_tracking(restitution=0.7, gamma1=25.0, gamma2=30.0, dt=1e-4, cycles=2):
+    """Seed 004's two-link arm (control digest §8.2) whose tip tracks a circle that dips below the
+    ground, under the switching scheme `bno` (docs/controllers.md): gravity modelled and compensated
+    by the controller."""
+    period = 5.0
+    b = SceneBuilder("Two-link arm tracking a circle", description=(
+        "Seed 004's manipulator (control digest §8.2): links of 0.5 m and 1 kg with I = 1 kg m^2 about their "
+        "centres, base at the origin, theta(0) = (0.9, -1.6). Its tip tracks the circle of centre (0.65, 0) "
+        "and radius 0.1 m (period 5 s), whose lower half lies below the ground y = 0: the switching "
+        "controller 'tracking' (Brogliato-Niculescu-Orhant) stops the tangential motion, descends to the "
+        "ground through impacts (e = 0.7, frictionless), slides along it pressing with 5 N and takes off "
+        "where the circle re-enters. Gravity is modelled and compensated by the controller "
+        "(gravity_compensation); the public Siconos example has no gravity at all: --set gravity=[0,0]. "
+        "Plastic joint limits keep theta1 in [0, pi] and theta2 in [-pi + 0.05, -0.05] (elbow down, away "
+        "from the singular configurations)."), gravity=(0.0, -9.81))
+    link1 = b.body("link1", mass=1.0, inertia=1.0, com=(0.25, 0.0), color=COLORS[0])
+    link1.capsule(0.5, 0.03, offset=(0.25, 0.0), name="link")
+    link2 = b.body("link2", mass=1.0, inertia=1.0, com=(0.25, 0.0), color=COLORS[2])
+    link2.capsule(0.5, 0.03, offset=(0.25, 0.0), name="link")
+    tip = link2.point((0.5, 0.0), name="tip")
+    shoulder = b.revolute("shoulder", child=link1, limits={"lower": 0.0, "upper": math.pi, "restitution": 0.0},
+                          q0=0.9)
+    elbow = b.revolute("elbow", parent=link1, child=link2, anchor_parent=(0.5, 0.0),
+                       limits={"lower": -math.pi + 0.05, "upper": -0.05, "restitution": 0.0}, q0=-1.6)
+    b.contact(tip, b.ground(), restitution=restitution, friction=0.0, name="tip_ground")
+    motors = [b.actuator(shoulder), b.actuator(elbow)]
+    b.controller("bno", motors, name="tracking", gamma1=gamma1, gamma2=gamma2, gravity_compensation=True,
+                 body="link2", point=[0.5, 0.0], contact="tip_ground", centre=[0.65, 0.0], radius=0.1,
+                 cycle=period, surface_y=0.0)
+    b.settings(dt=dt, duration=cycles * period, theta=0.500001)
+    return b.build()
+
+
 # name → (function, [(param, label, unit, default, min, max, integer)])
 TEMPLATES = {
     "Chain of N links": (chain, [
@@ -131,6 +164,12 @@ TEMPLATES = {
         ("length2", "Lower bar length", "m", 0.5, 0.05, 10, False),
         ("wall_distance", "Wall distance from pivot", "m", 0.7, 0.05, 20, False),
         ("restitution", "Restitution e_N", "", 0.7, 0, 1, False)]),
+    "Two-link arm tracking a circle": (two_link_tracking, [
+        ("restitution", "Restitution e_N", "", 0.7, 0, 0.95, False),
+        ("gamma1", "Gain γ₁ (damping)", "1/s", 25.0, 0.5, 500, False),
+        ("gamma2", "Gain γ₂ (γ₁γ₂: stiffness)", "1/s", 30.0, 0.5, 500, False),
+        ("dt", "Time step h", "s", 1e-4, 1e-6, 1e-3, False),
+        ("cycles", "Cycles (5 s each)", "", 2, 1, 20, True)]),
 }
 
 

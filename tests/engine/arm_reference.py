@@ -92,3 +92,40 @@ def arm_scene(arm: Arm, theta0=(0.9, -1.6), ground=False, **settings):
     if settings:
         b.settings(**settings)
     return b.build()
+
+
+# ---------------------------------------------------------------- closed loops (numpy, for solve_ivp)
+def slotine_li_joint(arm: Arm, th, dth, qd, vd, ad, g1, g2, gravity=True):
+    """(τ, V) of the joint-space Slotine–Li law (C6.1)-(C6.3)."""
+    e = th - qd
+    qr_v = vd - g2 * e
+    qr_a = ad - g2 * (dth - vd)
+    s = dth - qr_v
+    M = arm.mass_matrix(th)
+    tau = M @ qr_a + arm.coriolis(th, dth) @ qr_v - g1 * s + (arm.gravity(th) if gravity else 0.0)
+    return tau, 0.5 * s @ M @ s + g1 * g2 * e @ e
+
+
+def slotine_li_task(arm: Arm, th, dth, Xd, Vd, Ad, g1, g2, gravity=True):
+    """(τ, V) of the task-space law τ = M J⁻¹Ẍ_r + (C J⁻¹ + M d/dt J⁻¹) Ẋ_r − γ1 Jᵀ s [+ G]."""
+    J, Jd = arm.jacobian(th), arm.jacobian_dot(th, dth)
+    Ji = np.linalg.inv(J)
+    X, Xv = arm.tip(th), J @ dth
+    Xr_v = Vd - g2 * (X - Xd)
+    Xr_a = Ad - g2 * (Xv - Vd)
+    s = Xv - Xr_v
+    Ji_dot = -Ji @ Jd @ Ji
+    M = arm.mass_matrix(th)
+    tau = M @ Ji @ Xr_a + (arm.coriolis(th, dth) @ Ji + M @ Ji_dot) @ Xr_v - g1 * J.T @ s
+    if gravity:
+        tau = tau + arm.gravity(th)
+    MX = Ji.T @ M @ Ji
+    return tau, 0.5 * s @ MX @ s + g1 * g2 * (X - Xd) @ (X - Xd)
+
+
+def circle(t, centre=(0.65, 0.0), radius=0.1, period=5.0):
+    """(X_d, Ẋ_d, Ẍ_d) of the circle of seed 004."""
+    w = 2 * np.pi / period
+    c, s = np.cos(w * t), np.sin(w * t)
+    return (np.array([centre[0] + radius * c, centre[1] + radius * s]), radius * w * np.array([-s, c]),
+            -radius * w * w * np.array([c, s]))

@@ -14,7 +14,7 @@ import numpy as np
 
 from nsgui.scene.controller_types import signals_of
 from .. import codes
-from . import computed_torque, constant, pd
+from . import bno, computed_torque, constant, pd, slotine_li
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,9 @@ LAWS = {
     "constant": Law(codes.K_CONSTANT, constant.pack),
     "pd": Law(codes.K_PD, pd.pack, pd.implicit),
     "computed_torque": Law(codes.K_COMPUTED_TORQUE, computed_torque.pack),
+    "slotine_li": Law(codes.K_SLOTINE_LI, slotine_li.pack),
+    "slotine_li_task": Law(codes.K_SLOTINE_LI, slotine_li.pack_task),
+    "bno": Law(codes.K_BNO, bno.pack),
 }
 
 

@@ -16,12 +16,14 @@ The laws live one per file in this package; `_dispatch` is the one place that li
 
 from numba import njit
 
-from ..codes import (AF_LIMIT, AI_COORD, FS_H, IS_IMPLICIT, K_COMPUTED_TORQUE, K_CONSTANT, K_NONE, K_PD, K_PYTHON, KC_NEXT,
-                     KC_PENDING, KC_QUEUE, KF_DELAY, KF_PERIOD, KI_ACT0, KI_C0, KI_IMPLICIT, KI_KIND, KI_NACT,
+from ..codes import (AF_LIMIT, AI_COORD, FS_H, IS_IMPLICIT, K_BNO, K_COMPUTED_TORQUE, K_CONSTANT, K_NONE, K_PD,
+                     K_PYTHON, K_SLOTINE_LI, KC_NEXT, KC_PENDING, KC_QUEUE, KF_DELAY, KF_PERIOD, KI_ACT0, KI_C0, KI_IMPLICIT, KI_KIND, KI_NACT,
                      KI_NP, KI_NS, KI_NSIG, KI_P0, KI_QMAX, KI_SIGCOL)
+from .bno import bno_law
 from .computed_torque import computed_torque_law
 from .constant import constant_law
 from .pd import pd_law
+from .slotine_li import slotine_li_law
 
 
 @njit(cache=True)
@@ -32,6 +34,10 @@ def _dispatch(kind, m, d, t, P, S, u, dudq, dudv, sig, coords):
         constant_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
     elif kind == K_COMPUTED_TORQUE:
         computed_torque_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
+    elif kind == K_SLOTINE_LI:
+        slotine_li_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
+    elif kind == K_BNO:
+        bno_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
 
 
 @njit(cache=True)
