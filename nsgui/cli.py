@@ -42,6 +42,14 @@ def _parser():
     return p
 
 
+def _cycle_line(c):
+    """One cycle of a switching tracking controller (docs/controllers.md defines the metrics)."""
+    length = "unfinished" if c["transition_length"] is None else f"{c['transition_length']:.4g} s"
+    rebound = "—" if c["first_rebound_height"] is None else f"{c['first_rebound_height']:.3g} m"
+    return (f"impacts {c['impacts']}, transition {length}, first rebound {rebound}, "
+            f"tracking error (RMS) {c['tracking_error_rms']:.3g} m" + ("" if c["complete"] else " (partial cycle)"))
+
+
 class _Progress:
     """A one-line progress bar on stderr, only for runs that last more than a moment."""
 
@@ -203,6 +211,8 @@ def _run(args, stop):
     print(f"energy residual  {s['energy_residual']:.3e} J")
     if s["solver_warnings"]:
         print(f"solver warnings  {s['solver_warnings']}")
+    for c in s.get("controller", {}).get("cycles", []):
+        print(f"cycle {c['cycle']:<10} {_cycle_line(c)}")
     kept = f"; the {s['rows']} rows so far are in {args.out}" if args.out else ""
     if s["failure"]:
         return _fail(f"stopped early: {s['failure']}{kept}", 1)

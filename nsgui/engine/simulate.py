@@ -183,10 +183,14 @@ def _abort(sink):
 
 
 def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs):
+    from .control.cycles import CycleRecorder
     from .simulator import SimulationError
     model = sim.model
     first = sim.signal_vector()[None, :]
     sink.append(first)
+    cycles = CycleRecorder.of(model)  # per-cycle metrics of a switching tracking controller, from every step
+    if cycles is not None:
+        cycles.append(first)
     res_col = model.layout.energy_column("residual")
     residual = abs(first[0, res_col])
     cap = max(1, min(int(max_chunk), CALL_BYTES // (8 * len(model.signal_names))))
@@ -208,6 +212,8 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
             residual = max(residual, float(np.max(np.abs(rows[:, res_col]))))
             start = (-(done + 1)) % every  # row i of this call is the state after step done + 1 + i
             sink.append(rows[start::every])
+            if cycles is not None:
+                cycles.append(rows)
         done += len(rows)
         if failure:
             break
@@ -230,6 +236,8 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
         "interrupted": bool(interrupted and done < nsteps),
         "every": every,
     }
+    if cycles is not None:
+        summary["controller"] = cycles.summary()
     if out is not None:
         summary["rows"] = sink.rows
         is_h5 = str(out).lower().endswith((".h5", ".hdf5"))

@@ -156,7 +156,7 @@ declare("bno", [
     _num("lead", 0.2, gt=0, unit="s", help="the transition starts this long before the circle reaches the surface"),
     _num("stop", 0.3, gt=0, unit="s", help="duration of the smooth stop of the tangential target"),
     _num("descent", 0.3, gt=0, unit="s", help="duration of the cubic of the normal target down to −depth"),
-    _num("depth_min", 0.02, ge=0, unit="m", help="the normal target goes depth_min + α√V(τ₀) below the surface"),
+    _num("depth_min", 0.005, ge=0, unit="m", help="the normal target goes depth_min + α√V(τ₀) below the surface"),
     _num("alpha", 0.0, ge=0, unit="m/√J", help="α: depth growing with the tracking error at the switch"),
     _num("contact_force", 5.0, ge=0, unit="N", help="λ_d: the desired contact force along the surface"),
     _num("force_gain", 0.5, ge=0, le=0.95, help="K_f: force feedback (λ − λ_d) in the constrained phase"),

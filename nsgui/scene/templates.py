@@ -116,7 +116,7 @@ def two_link_tracking(restitution=0.7, gamma1=25.0, gamma2=30.0, dt=1e-4, cycles
         "ground through impacts (e = 0.7, frictionless), slides along it pressing with 5 N and takes off "
         "where the circle re-enters. Gravity is modelled and compensated by the controller "
         "(gravity_compensation); the public Siconos example has no gravity at all: --set gravity=[0,0]. "
-        "Plastic joint limits keep theta1 in [0, pi] and theta2 in [-pi + 0.05, -0.05] (elbow down, away "
+        "Plain Moreau-Jean (theta = 0.500001, no position projection), h = 1e-4. Plastic joint limits keep theta1 in [0, pi] and theta2 in [-pi + 0.05, -0.05] (elbow down, away "
         "from the singular configurations)."), gravity=(0.0, -9.81))
     link1 = b.body("link1", mass=1.0, inertia=1.0, com=(0.25, 0.0), color=COLORS[0])
     link1.capsule(0.5, 0.03, offset=(0.25, 0.0), name="link")
@@ -132,7 +132,7 @@ def two_link_tracking(restitution=0.7, gamma1=25.0, gamma2=30.0, dt=1e-4, cycles
     b.controller("bno", motors, name="tracking", gamma1=gamma1, gamma2=gamma2, gravity_compensation=True,
                  body="link2", point=[0.5, 0.0], contact="tip_ground", centre=[0.65, 0.0], radius=0.1,
                  cycle=period, surface_y=0.0)
-    b.settings(dt=dt, duration=cycles * period, theta=0.500001)
+    b.settings(dt=dt, duration=cycles * period, theta=0.500001, projection=False)  # plain Moreau–Jean, as 004
     return b.build()
 
 

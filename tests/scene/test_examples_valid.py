@@ -14,7 +14,8 @@ from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scen
 SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
 EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "bouncing_ball", "default",
             "double_pendulum_wall", "falling_rod", "newtons_cradle", "rocking_block", "sliding_block",
-            "sliding_block_push2", "sliding_block_push5", "sliding_box", "two_link_arm"]
+            "sliding_block_push2", "sliding_block_push5", "sliding_box", "two_link_arm",
+            "two_link_tracking"]
 approx = pytest.approx
 
 
@@ -251,3 +252,26 @@ def test_default_scene_is_lively_but_cheap():
     assert angle == approx(20.0)
     box_slope = by_name(s.contacts, "box_slope")
     assert box_slope.friction == 0.3 < math.tan(math.radians(20))  # the box slides
+
+
+def test_two_link_tracking_is_the_scenario_of_seed_004():
+    """control digest §8.2: l = 0.5, m = 1, I = 1, θ(0) = (0.9, −1.6), e = 0.7 frictionless at tip_ground,
+    plastic joint limits, h = 1e-4, θ = 0.500001, two 5-s cycles of the circle (0.65, 0), r = 0.1."""
+    import math
+    s = load("two_link_tracking")
+    for name in ("link1", "link2"):
+        b = by_name(s.bodies, name)
+        assert (b.mass, b.inertia, b.com) == (1.0, 1.0, [0.25, 0.0])
+    assert by_name(by_name(s.bodies, "link2").shapes, "tip").offset == [0.5, 0.0]
+    assert by_name(s.joints, "elbow").anchor_parent == [0.5, 0.0]
+    assert dict(s.initial.q) == {"shoulder": 0.9, "elbow": -1.6}
+    c = by_name(s.contacts, "tip_ground")
+    assert (c.a.body, c.a.shape, c.b.obstacle, c.restitution, c.friction) == ("link2", "tip", "ground", 0.7, 0.0)
+    sh, el = by_name(s.joints, "shoulder").limits, by_name(s.joints, "elbow").limits
+    assert (sh.lower, sh.upper, sh.restitution) == (0.0, approx(math.pi), 0.0)
+    assert -math.pi < el.lower < -1.6 < el.upper < 0.0 and el.restitution == 0.0
+    assert (s.settings.dt, s.settings.theta, s.settings.duration) == (1e-4, 0.500001, 10.0)
+    [b] = s.controllers
+    assert (b.type, b.actuators, b.contact, b.centre, b.radius, b.cycle) == (
+        "bno", ["shoulder_motor", "elbow_motor"], "tip_ground", [0.65, 0.0], 0.1, 5.0)
+    assert b.gravity_compensation and s.gravity == [0.0, -9.81] and "gravity" in s.description.lower()

@@ -70,3 +70,31 @@ def _transition(t, phase, impacts, y):
     return {"impacts": int(impacts[i1:stop][in_transition].max()),
             "transition_length": None if i_f is None else float(t[i_f] - t[i1]),
             "first_rebound_height": float(y[i1:max(apex_end, i1 + 1)].max())}
+
+
+class CycleRecorder:
+    """Keeps, chunk by chunk, the few columns the cycle metrics of the model's first switching-scheme
+    block (`bno`) need, so a run that streams its rows to a file or keeps none still reports them."""
+
+    def __init__(self, model, block):
+        names = model.signal_names
+        pre = f"controller.{block.name}."
+        self.block = block.name
+        self.period = float(next(c.cycle for c in model.scene.controllers if c.name == block.name))
+        self.columns = [names.index("t")] + [names.index(pre + s) for s in ("phase", "impacts", "y", "error")]
+        self.chunks = []
+
+    @classmethod
+    def of(cls, model):
+        """A recorder for the model's first `bno` block, or None."""
+        block = next((b for b in model.controller_blocks if b.type == "bno"), None)
+        return None if block is None else cls(model, block)
+
+    def append(self, rows):
+        if len(rows):
+            self.chunks.append(rows[:, self.columns].copy())
+
+    def summary(self):
+        """{"block": name, "cycles": [per-cycle metrics]} (summary["controller"] of a run)."""
+        data = np.concatenate(self.chunks) if self.chunks else np.zeros((0, 5))
+        return {"block": self.block, "cycles": cycle_metrics(*data.T, self.period)}
