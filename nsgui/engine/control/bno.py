@@ -106,7 +106,7 @@ def _hermite(y0, v0, y1, T, t):
 @njit(cache=True)
 def bno_law(m, d, t, P, S, u, dudq, dudv, sig, coords):
     h = m.fs[FS_H]
-    tol = 1e-9 * h
+    tol = 0.5 * h  # switch at the step nearest to a switching instant (t accumulates round-off)
     lam = d.lamN[int(P[P_CAND])]
     positive = lam > POSITIVE
     surf, g12 = P[P_SURF], P[P_G1] * P[P_G2]
