@@ -132,6 +132,8 @@ _POINT = _vec("point", unit="m", help="the end effector in that body's frame")
 _V = Signal("V", "J", "Lyapunov function ½ sᵀMs + γ₁γ₂|error|² (non-increasing in free motion)")
 _TASK_SIGNALS = (Signal("x_d", "m", "desired x of the end effector"), Signal("y_d", "m", "desired y"),
                  Signal("x", "m", "end effector x"), Signal("y", "m", "end effector y"))
+_TASK_TRACES = (Overlay("trace", "desired path", x="x_d", y="y_d", color="#d62728"),
+                Overlay("trace", "end effector path", x="x", y="y", color="#1f77b4"))
 
 declare("slotine_li", [_GAMMA1, _GAMMA2, _TARGETS, _GRAVITY], block=True,
         help="Slotine–Li passivity-based tracking in joint space: u = M q̈_r + C q̇_r [+ g] − γ₁ s with "
@@ -144,7 +146,7 @@ declare("slotine_li_task", [_GAMMA1, _GAMMA2, _BODY, _POINT,
                             _GRAVITY], block=True,
         help="Slotine–Li tracking of an end-effector point in task space: u = M J⁻¹Ẍ_r + (C J⁻¹ + M d/dt J⁻¹)Ẋ_r "
              "− γ₁ Jᵀ s [+ g], Ẋ_r = Ẋ_d − γ₂ (X − X_d); two actuators driving all the coordinates",
-        signals=_TASK_SIGNALS + (_V,))
+        signals=_TASK_SIGNALS + (_V,), overlays=_TASK_TRACES)
 declare("bno", [
     _GAMMA1, _GAMMA2, _BODY, _POINT, _GRAVITY,
     Field("contact", "string", required=True, init="", doc_type="contact name",
@@ -168,6 +170,7 @@ declare("bno", [
     signals=(Signal("phase", "", "0 free, 1 transition before the first impact, 2 after it, 3 constrained, "
                     "4 take-off", labels=("free", "transition", "transition (impacts)", "constrained", "take-off")),
              Signal("impacts", "", "steps with a positive percussion in the current (or last) transition"),
-             _V) + _TASK_SIGNALS + (Signal("error", "m", "|X − X_d|, y_d clipped to the surface"),))
+             _V) + _TASK_SIGNALS + (Signal("error", "m", "|X − X_d|, y_d clipped to the surface"),),
+    overlays=(Overlay("circle", "desired circle", center="centre", radius="radius", color="#ff7f0e"),) + _TASK_TRACES)
 
 __all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "declare", "signals_of"]
