@@ -329,6 +329,35 @@ def _norm(key):
     return key if b[0] == "obstacle" else tuple(sorted((a, b)))
 
 
+def newton_e(contact) -> float:
+    """Newton's e_N of a contact, whatever its `impact_law` (Moreau's e: e_N = e/(2 − e))."""
+    r = contact.restitution
+    return r / (2.0 - r) if contact.impact_law == "moreau" else r
+
+
+def moreau_e(contact) -> float:
+    """The thesis' Moreau e of a contact: e = 2 e_N/(1 + e_N)."""
+    e_n = newton_e(contact)
+    return 2.0 * e_n / (1.0 + e_n)
+
+
+def set_newton_e(contact, e_n: float) -> None:
+    """Set the contact's restitution from Newton's e_N, in the terms of its impact law."""
+    contact.restitution = 2.0 * e_n / (1.0 + e_n) if contact.impact_law == "moreau" else e_n
+
+
+def set_moreau_e(contact, e: float) -> None:
+    """Set the contact's restitution from Moreau's e, in the terms of its impact law."""
+    contact.restitution = e if contact.impact_law == "moreau" else e / (2.0 - e)
+
+
+def set_impact_law(contact, law: str) -> None:
+    """Switch the contact's impact law keeping the same physical law (its restitution is converted)."""
+    e_n = newton_e(contact)
+    contact.impact_law = law
+    set_newton_e(contact, e_n)
+
+
 def contact_index(scene) -> dict:
     """{normalized pair key: contact} for fast lookups in long lists."""
     return {_norm(pair_key(c)): c for c in scene.contacts}

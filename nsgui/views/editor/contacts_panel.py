@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
 
 from nsgui.scene import edits as ops
 from .commands import edit
-from .fields import e_moreau, e_newton
 from nsgui.scene.reach import candidate_pairs, pair_key
 
 COLUMNS = ["on", "pair", "e_N", "Moreau e", "μ"]
@@ -89,7 +88,7 @@ class ContactTable(QTableWidget):
             box.blockSignals(True)
             box.setChecked(c is not None)
             box.blockSignals(False)
-            for col, value in ((2, c.restitution if c else 0.0), (3, e_moreau(c.restitution) if c else 0.0),
+            for col, value in ((2, ops.newton_e(c) if c else 0.0), (3, ops.moreau_e(c) if c else 0.0),
                                (4, c.friction if c else 0.0)):
                 sp = self.cellWidget(row, col)
                 sp.blockSignals(True)
@@ -112,8 +111,8 @@ class ContactTable(QTableWidget):
             item.setFlags(Qt.ItemIsEnabled)
             self.setItem(row, 1, item)
             for col, (lo, hi, setter, tip) in {
-                2: (0, 1, lambda c, v: setattr(c, "restitution", v), "Newton restitution e_N: U⁺ = −e_N U⁻"),
-                3: (0, 1, lambda c, v: setattr(c, "restitution", e_newton(v)), "Moreau e = 2e_N/(1+e_N)"),
+                2: (0, 1, ops.set_newton_e, "Newton restitution e_N: U⁺ = −e_N U⁻"),
+                3: (0, 1, ops.set_moreau_e, "Moreau e = 2e_N/(1+e_N)"),
                 4: (0, 100, lambda c, v: setattr(c, "friction", v), "Coulomb friction coefficient μ"),
             }.items():
                 sp = QDoubleSpinBox()

@@ -187,15 +187,5 @@ class ColorField(Field):
             self.commit(c.name())
 
 
-def e_moreau(e_n: float) -> float:
-    """The thesis's Moreau restitution e from Newton's e_N: e = 2 e_N / (1 + e_N)."""
-    return 2.0 * e_n / (1.0 + e_n)
-
-
-def e_newton(e: float) -> float:
-    """Inverse of `e_moreau`: e_N = e / (2 − e)."""
-    return e / (2.0 - e)
-
-
 __all__ = ["Field", "NumberField", "TextField", "ChoiceField", "BoolField", "ColorField",
-           "e_moreau", "e_newton", "Qt"]
+           "Qt"]

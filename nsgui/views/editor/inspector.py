@@ -21,7 +21,7 @@ from nsgui.scene.schema import ACTUATOR, BODY, CONTACT, CONTROLLER, FORCE, JOINT
 from nsgui.scene import edits as ops
 from .commands import EditRefused, edit
 from .contacts_panel import ContactTable
-from .fields import BoolField, ChoiceField, ColorField, NumberField, TextField, e_moreau, e_newton
+from .fields import BoolField, ChoiceField, ColorField, NumberField, TextField
 from nsgui.scene.geometry import WORLD, joint_coords, joint_of
 
 M = "m"
@@ -132,6 +132,9 @@ class Inspector(QWidget):
             elif kind == "obstacle":
                 o = _find(s.obstacles, name)
                 parts += [o.type if o else None]
+            elif kind == "contact":
+                c = _find(s.contacts, name)
+                parts += [c.impact_law if c else None]  # the restitution fields' ranges depend on it
         return tuple(map(repr, parts))
 
     def update_form(self):
@@ -165,6 +168,10 @@ class Inspector(QWidget):
                 builder(name)
             except Exception as e:  # a half-edited item: show what is wrong instead of crashing
                 self.form.addRow(QLabel(f"cannot show this item: {e}"))
+        # the old page may hold the widget whose signal got us here: delete it later, not now
+        old_page = self.scroll.takeWidget()
+        if old_page is not None:
+            old_page.deleteLater()
         self.scroll.setWidget(page)
         del s
 
@@ -427,14 +434,21 @@ class Inspector(QWidget):
         self._name("contact", name, lambda sc: sc.contacts)
         other = f"obstacle {c.b.obstacle}" if c.b.obstacle else f"{c.b.body}.{c.b.shape}"
         self.form.addRow("Between", _value(f"{c.a.body}.{c.a.shape}  and  {other}"))
-        self._num("Restitution e_N", lambda sc: C(sc).restitution,
-                  lambda sc, v: setattr(C(sc), "restitution", v), **_spec(CONTACT["restitution"]), step=0.05)
-        self._num("Moreau e", lambda sc: e_moreau(C(sc).restitution),
-                  lambda sc, v: setattr(C(sc), "restitution", e_newton(v)), **_spec(CONTACT["restitution"]),
-                  step=0.05)
+        law = CONTACT["impact_law"]
+        self._add(ChoiceField(self, lambda sc: C(sc).impact_law, lambda sc, v: ops.set_impact_law(C(sc), v),
+                              "Impact law", _choices(law.choices)))
+        moreau = c.impact_law == "moreau"  # its restitution is Moreau's e in [0, 2), else e_N in [0, 1]
+        self._num("Restitution e_N", lambda sc: ops.newton_e(C(sc)), lambda sc, v: ops.set_newton_e(C(sc), v),
+                  lo=0.0, hi=1e3 if moreau else 1.0, step=0.05)
+        self._num("Moreau e", lambda sc: ops.moreau_e(C(sc)), lambda sc, v: ops.set_moreau_e(C(sc), v),
+                  lo=0.0, hi=1.999 if moreau else 1.0, step=0.05)
         self._num("Friction μ", lambda sc: C(sc).friction, lambda sc, v: setattr(C(sc), "friction", v),
                   **_spec(CONTACT["friction"], hi=100), step=0.05)
-        self._note("Newton: U⁺ = −e_N U⁻. The thesis's Moreau law uses e = 2e_N/(1+e_N).")
+        self._num("Tangential e_T", lambda sc: C(sc).tangential_restitution,
+                  lambda sc, v: setattr(C(sc), "tangential_restitution", v),
+                  **_spec(CONTACT["tangential_restitution"]), step=0.05)
+        self._note("Newton: U⁺ = −e_N U⁻; the thesis's Moreau e = 2e_N/(1+e_N) is the same law. "
+                   "At a friction impact a sticking point leaves with U_T⁺ = −e_T U_T⁻.")
 
     def _force_form(self, name):
         f = _find(self.document.scene.forces, name)

@@ -11,7 +11,6 @@ from PySide6.QtTest import QTest
 
 from nsgui.scene import scene_to_dict, validate_scene
 from nsgui.views.autosave import find_recoveries
-from nsgui.views.editor.fields import e_moreau, e_newton
 from nsgui.scene.templates import TEMPLATES, make_template
 
 
@@ -146,13 +145,22 @@ def test_template_from_menu_with_parameters(window):
     assert len(s.bodies) == 3 and len(s.contacts) == 2
     assert not window.document.modified
     names = [a.text() for a in ed.templates_menu.actions()]
-    assert len(names) == 5
+    from nsgui.scene.templates import TEMPLATES
+    assert names == [f"{n}…" for n in TEMPLATES]
 
 
-def test_restitution_conversion():
-    for en in (0.0, 0.3, 0.5, 1.0):
-        e = e_moreau(en)
-        assert np.isclose(e, 2 * en / (1 + en)) and np.isclose(e_newton(e), en)
+def test_restitution_conversion_in_either_law():
+    from nsgui.scene import Contact
+    from nsgui.scene import edits as ops
+    for law in ("newton", "moreau"):
+        c = Contact(name="c", impact_law=law)
+        for en in (0.0, 0.3, 0.5, 1.0):
+            ops.set_newton_e(c, en)
+            e = ops.moreau_e(c)
+            assert np.isclose(e, 2 * en / (1 + en)) and np.isclose(ops.newton_e(c), en)
+            ops.set_moreau_e(c, e)
+            assert np.isclose(ops.newton_e(c), en)
+            assert np.isclose(c.restitution, e if law == "moreau" else en)
 
 
 def test_inspector_edits_contact_in_moreau_e_and_mass_override(window, mouse):
@@ -169,6 +177,17 @@ def test_inspector_edits_contact_in_moreau_e_and_mass_override(window, mouse):
     assert np.isclose(doc.scene.contacts[0].restitution, 0.8 / 1.2)
     fn = next(f for f in insp.fields if f.label == "Restitution e_N")
     assert np.isclose(fn.spin.value(), 0.8 / 1.2, atol=1e-3)
+    # the thesis' law: the file then holds Moreau's e, the same physical law
+    law = next(f for f in insp.fields if f.label == "Impact law")
+    law.combo.setCurrentIndex(law.combo.findData("moreau"))
+    c = doc.scene.contacts[0]
+    assert c.impact_law == "moreau" and np.isclose(c.restitution, 0.8)
+    f = next(f for f in insp.fields if f.label == "Moreau e")
+    f.spin.setValue(1.5)                          # beyond 1: only Moreau's law reaches it (e_N = 3)
+    assert np.isclose(doc.scene.contacts[0].restitution, 1.5)
+    et = next(f for f in insp.fields if f.label == "Tangential e_T")
+    et.spin.setValue(0.4)
+    assert doc.scene.contacts[0].tangential_restitution == 0.4
     # body: the mass comes from the shapes until overridden
     ed.canvas.set_selection([("body", "ball")])
     m = next(f for f in insp.fields if f.label == "Mass")
