@@ -173,4 +173,44 @@ declare("bno", [
              _V) + _TASK_SIGNALS + (Signal("error", "m", "|X − X_d|, y_d clipped to the surface"),),
     overlays=(Overlay("circle", "desired circle", center="centre", radius="radius", color="#ff7f0e"),) + _TASK_TRACES)
 
+# ---------------------------------------------------------------- the thesis' PD laws (control digest §2, §4)
+_GAINS = dict(kind="numbers", ge=0, help="one value for every actuator, or one per actuator (diagonal gains)")
+_IMPLICIT = Field("implicit", "boolean", default=True,
+                  help="sampled every step: W and T enter the iteration matrix (stable for any gains); false: explicit")
+
+declare("manipulator", [
+    Field("W", default=[100.0], unit="N·m/rad or N/m", **_GAINS),
+    Field("T", default=[10.0], unit="N·m·s/rad or N·s/m", **_GAINS),
+    _TARGETS,
+    Field("gravity_compensation", "boolean", default=True, help="f_u = gravity, compensated: adds −g(q)"),
+    Field("contact", "string", nullable=True, default=None,
+          help="the contact point whose desired normal force is λ_d (a contact with several points: name[k]); null: none"),
+    _num("force", 0.0, ge=0, unit="N", help="λ_d, the desired normal contact force: r_d = H_N(q_d)ᵀ λ_d"),
+    _IMPLICIT,
+], block=True,
+    help="thesis manipulator law (1.1): f_c = −W (q − q_d) − T q̇ − r_d − f_u, r_d = H_N(q_d)ᵀ λ_d "
+         "(corrected sign: pushes into the surface; q_d on the surface for the force to be reached)",
+    signals=(Signal("target", "coord", "q_d", per_actuator=True),
+             Signal("error", "coord", "q_d − q", per_actuator=True),
+             Signal("potential", "J", "shaped potential P = ½ (q − q_d)ᵀ W (q − q_d) + r_dᵀ (q − q_d)"),
+             Signal("desired_force", "N", "λ_d"),
+             Signal("desired_gap", "m", "the contact's gap at q_d (0 when the desired force is consistent)")))
+
+declare("standing", [
+    Field("W", default=[300.0], unit="N·m/rad or N/m", **_GAINS),
+    Field("T", default=[20.0], unit="N·m·s/rad or N·s/m", **_GAINS),
+    Field("posture", "map", default={}, doc_type="{coordinate: value}",
+          help="the desired posture q_d, base included; missing coordinates: their initial value"),
+    Field("desired_reaction", "numbers", default=[], unit="N·m or N",
+          help="r'_μ1d, the desired contact forces' share on each actuated joint (one for all, or one each; "
+               "empty: 0); consistent when −[r'_μ1d; g2(q_d)] is in the normal cone at q_d"),
+    _IMPLICIT,
+], block=True,
+    help="thesis biped standing law (6.10): τ = −W (q1 − q1d) + g1(q_d) − r'_μ1d − T q̇1, a PD with "
+         "CONSTANT gravity and force pre-compensation at the desired posture q_d",
+    signals=(Signal("target", "coord", "q_d", per_actuator=True),
+             Signal("error", "coord", "q_d − q", per_actuator=True),
+             Signal("precompensation", "input", "g1(q_d) − r'_μ1d", per_actuator=True),
+             Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)")))
+
 __all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "declare", "signals_of"]

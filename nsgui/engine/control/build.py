@@ -14,7 +14,7 @@ import numpy as np
 
 from nsgui.scene.controller_types import signals_of
 from .. import codes
-from . import bno, computed_torque, constant, pd, slotine_li
+from . import bno, computed_torque, constant, manipulator, pd, slotine_li, standing
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ LAWS = {
     "slotine_li": Law(codes.K_SLOTINE_LI, slotine_li.pack),
     "slotine_li_task": Law(codes.K_SLOTINE_LI, slotine_li.pack_task),
     "bno": Law(codes.K_BNO, bno.pack),
+    "manipulator": Law(codes.K_MANIPULATOR, manipulator.pack, manipulator.implicit),
+    "standing": Law(codes.K_STANDING, standing.pack, standing.implicit),
 }
 
 

@@ -16,14 +16,17 @@ The laws live one per file in this package; `_dispatch` is the one place that li
 
 from numba import njit
 
-from ..codes import (AF_LIMIT, AI_COORD, FS_H, IS_IMPLICIT, K_BNO, K_COMPUTED_TORQUE, K_CONSTANT, K_NONE, K_PD,
-                     K_PYTHON, K_SLOTINE_LI, KC_NEXT, KC_PENDING, KC_QUEUE, KF_DELAY, KF_PERIOD, KI_ACT0, KI_C0, KI_IMPLICIT, KI_KIND, KI_NACT,
-                     KI_NP, KI_NS, KI_NSIG, KI_P0, KI_QMAX, KI_SIGCOL)
+from ..codes import (AF_LIMIT, AI_COORD, FS_H, IS_IMPLICIT, K_BNO, K_COMPUTED_TORQUE, K_CONSTANT, K_MANIPULATOR,
+                     K_NONE, K_PD, K_PYTHON, K_SLOTINE_LI, K_STANDING, KC_NEXT, KC_PENDING, KC_QUEUE, KF_DELAY,
+                     KF_PERIOD, KI_ACT0, KI_C0, KI_IMPLICIT, KI_KIND, KI_NACT, KI_NP, KI_NS, KI_NSIG, KI_P0, KI_QMAX,
+                     KI_SIGCOL)
 from .bno import bno_law
 from .computed_torque import computed_torque_law
 from .constant import constant_law
+from .manipulator import manipulator_law
 from .pd import pd_law
 from .slotine_li import slotine_li_law
+from .standing import standing_law
 
 
 @njit(cache=True)
@@ -38,6 +41,10 @@ def _dispatch(kind, m, d, t, P, S, u, dudq, dudv, sig, coords):
         slotine_li_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
     elif kind == K_BNO:
         bno_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
+    elif kind == K_MANIPULATOR:
+        manipulator_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
+    elif kind == K_STANDING:
+        standing_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
 
 
 @njit(cache=True)
