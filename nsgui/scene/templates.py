@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from .biped import standing_biped
 from .builder import DEFAULT, SceneBuilder
 from .model import Scene
 from .reach import can_touch
@@ -170,6 +171,16 @@ TEMPLATES = {
         ("gamma2", "Gain γ₂ (γ₁γ₂: stiffness)", "1/s", 30.0, 0.5, 500, False),
         ("dt", "Time step h", "s", 1e-4, 1e-6, 1e-3, False),
         ("cycles", "Cycles (5 s each)", "", 2, 1, 20, True)]),
+    "Biped standing (law 6.10)": (standing_biped, [
+        ("trunk_mass", "Trunk mass", "kg", 12.0, 0.5, 200, False),
+        ("thigh_mass", "Thigh mass", "kg", 3.0, 0.1, 30, False),
+        ("shank_mass", "Shank mass", "kg", 1.5, 0.1, 20, False),
+        ("hip_height", "Hip height", "m", 0.68, 0.4, 0.7, False),
+        ("stance", "Feet at ± (about the centre of mass)", "m", 0.12, 0.0, 0.2, False),
+        ("W", "Stiffness W", "N·m/rad", 3000.0, 0, 1e5, False),
+        ("T", "Damping T", "N·m·s/rad", 150.0, 0, 1e4, False),
+        ("friction", "Friction μ", "", 0.8, 0, 5, False),
+        ("spin", "Initial trunk spin", "rad/s", 0.3, -5, 5, False)]),
 }
 
 
