@@ -12,8 +12,9 @@ import pytest
 from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scene_to_dict, validate_scene
 
 SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
-EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "bouncing_ball", "default",
-            "double_pendulum_wall", "falling_rod", "newtons_cradle", "rocking_block", "sliding_block",
+EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped_standing", "bouncing_ball", "default",
+            "double_pendulum_wall", "falling_rod", "manipulator_on_surface", "newtons_cradle", "rocking_block",
+            "sliding_block",
             "sliding_block_push2", "sliding_block_push5", "sliding_box", "two_link_arm",
             "two_link_tracking"]
 approx = pytest.approx
