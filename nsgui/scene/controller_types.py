@@ -175,6 +175,8 @@ declare("bno", [
 
 # ---------------------------------------------------------------- the thesis' PD laws (control digest §2, §4)
 _GAINS = dict(kind="numbers", ge=0, help="one value for every actuator, or one per actuator (diagonal gains)")
+# block keys holding one value per actuator (or one for all; True: may be empty), checked by validation
+PER_ACTUATOR = {"W": False, "T": False, "desired_reaction": True}
 _IMPLICIT = Field("implicit", "boolean", default=True,
                   help="sampled every step: W and T enter the iteration matrix (stable for any gains); false: explicit")
 
@@ -213,4 +215,4 @@ declare("standing", [
              Signal("precompensation", "input", "g1(q_d) − r'_μ1d", per_actuator=True),
              Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)")))
 
-__all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "declare", "signals_of"]
+__all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "PER_ACTUATOR", "declare", "signals_of"]

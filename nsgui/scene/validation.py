@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .controller_types import PER_ACTUATOR
 from .mass_properties import body_mass_properties
 from .schema import (ACTUATOR, BODY, CONTACT, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
                      MAX_ITERATIONS, MAX_MAGNITUDE, MAX_STEPS, MIN_TOLERANCE, OBSTACLE, POINT_REF, SCENE, SETTINGS,
@@ -711,6 +712,7 @@ def _cross_check(c: _Checker, s: dict) -> None:
         if a is not None and a["joint"] is not None:
             _resolve_coordinate(c, a["joint"], f"actuators[{i}].joint", coords, joint_by_name)
     _check_controller_blocks(c, s)
+    _check_block_references(c, s, coords)
 
     # initial state
     for key in ("q", "v"):
@@ -757,6 +759,34 @@ def _check_controller_blocks(c, s):
         targets = b.get("targets")
         if targets and b.get("actuators") is not None and len(targets) > len(b["actuators"]):
             c.add(f"{p}.targets", f"{len(targets)} trajectories for {len(b['actuators'])} actuators")
+
+
+def _check_block_references(c, s, coords):
+    """What a block's parameters name exists: its `contact` (a scene contact, or one point of it as
+    name[k]) and its `posture` coordinates; per-actuator gains give one value or one per actuator."""
+    contacts = [x["name"] for x in s["contacts"] if x and x.get("name") is not None]
+    for k, b in enumerate(s["controllers"]):
+        if b is None:
+            continue
+        p = f"controllers[{k}]"
+        name = b.get("contact")
+        if isinstance(name, str) and name and re.sub(r"\[\d+\]$", "", name) not in contacts:
+            near = difflib.get_close_matches(name, contacts, n=1)
+            c.add(f"{p}.contact", f"no contact named {_short(name)}"
+                  + (f" (did you mean {_short(near[0])}?)" if near else ""))
+        force = b.get("force")
+        if isinstance(force, (int, float)) and force > 0 and "contact" in b and not name:
+            c.add(f"{p}.contact", f"a desired contact force ({_g(force)} N) needs the contact it acts at")
+        for coord in b.get("posture") or {}:
+            if coord not in coords:
+                near = difflib.get_close_matches(coord, list(coords), n=1)
+                c.add(f"{p}.posture[{_short(coord)}]", f"unknown coordinate {_short(coord)}"
+                      + (f" (did you mean {_short(near[0])}?)" if near else ""))
+        n = len(b.get("actuators") or [])
+        for key, may_be_empty in PER_ACTUATOR.items():
+            vals = b.get(key)
+            if isinstance(vals, list) and n and len(vals) not in ((0, 1, n) if may_be_empty else (1, n)):
+                c.add(f"{p}.{key}", f"{len(vals)} values for {n} actuators (give one for all, or one each)")
 
 
 def _check_loops(c, s, bodies, parent_joints):

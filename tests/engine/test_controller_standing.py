@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from nsgui.engine import SimulationError, Simulator, compile_scene
-from nsgui.scene import scene_from_dict, scene_to_dict
+from nsgui.scene import SceneError, scene_from_dict, scene_to_dict
 from nsgui.scene.biped import SEGMENT, feet_offsets, leg_angles, standing_biped, standing_forces
 
 SCENE = Path(__file__).resolve().parents[2] / "resources" / "scenes" / "biped_standing.json"
@@ -116,6 +116,13 @@ def test_kinetic_plus_total_potential_decreases():
     V = K[:-1] + U[:-1] + P
     assert np.diff(V).max() < 1e-4
     assert V[-1] < V[0] - 0.5 * K[0]   # most of the push's energy is gone
+
+
+def test_a_posture_naming_no_coordinate_is_refused():
+    d = scene_to_dict(standing_biped())
+    d["controllers"][0]["posture"]["hip_x"] = 0.1
+    with pytest.raises(SceneError, match=r"controllers\[0\]\.posture\['hip_x'\]: unknown coordinate 'hip_x'"):
+        scene_from_dict(d)
 
 
 def test_the_scene_file_is_the_template_at_its_defaults():
