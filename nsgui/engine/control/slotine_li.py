@@ -124,9 +124,9 @@ def joint_space_law(m, d, t, P, S, u, dudq, dudv, sig, coords):
     g1, g2, grav = P[0], P[1], P[2]
     na = int(P[3])
     nq = d.q.shape[0]
-    qr_dot = d.v.copy()
-    qr_ddot = np.zeros(nq)
-    s = np.zeros(nq)
+    w = np.zeros((5, nq))  # rows: q̇_r, q̈_r, s, C q̇_r, M q̈_r (then M s)
+    qr_dot, qr_ddot, s, Cw, tmp = w[0], w[1], w[2], w[3], w[4]
+    qr_dot[:] = d.v
     V = 0.0
     for i in range(na):
         j = coords[i]
@@ -138,15 +138,32 @@ def joint_space_law(m, d, t, P, S, u, dudq, dudv, sig, coords):
         V += g1 * g2 * e * e
         sig[i] = q_d
         sig[na + i] = -e
-    Cw = np.zeros(nq)
     christoffel_product(m, d, qr_dot, Cw)
-    tau = d.M @ qr_ddot + Cw - g1 * s
-    if grav != 0.0:
-        tau -= d.grav  # d.grav = −dU/dq: compensating adds g(q) = dU/dq
-    V += 0.5 * (s @ (d.M @ s))
+    _mv(d.M, qr_ddot, tmp)
     for i in range(na):
-        u[i] = tau[coords[i]]
-    sig[2 * na] = V
+        j = coords[i]
+        # d.grav = −dU/dq: compensating adds g(q) = dU/dq
+        u[i] = tmp[j] + Cw[j] - g1 * s[j] - (d.grav[j] if grav != 0.0 else 0.0)
+    _mv(d.M, s, tmp)
+    sig[2 * na] = V + 0.5 * _dot(s, tmp)
+
+
+@njit(cache=True)
+def _mv(A, x, out):
+    """out = A x by loops (BLAS calls cost more than these tiny products)."""
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for k in range(A.shape[1]):
+            acc += A[i, k] * x[k]
+        out[i] = acc
+
+
+@njit(cache=True)
+def _dot(a, b):
+    acc = 0.0
+    for k in range(a.shape[0]):
+        acc += a[k] * b[k]
+    return acc
 
 
 @njit(cache=True)
@@ -157,8 +174,8 @@ def task_space_law(m, d, P, coords, xd, yd, vxd, vyd, axd, ayd, fx, fy, u, out):
     g1, g2, grav = P[0], P[1], P[2]
     b, lx, ly = int(P[3]), P[4], P[5]
     nq = d.q.shape[0]
-    X, Xv = np.zeros(2), np.zeros(2)
-    J, Jdot = np.zeros((2, nq)), np.zeros((2, nq))
+    X, Xv = np.empty(2), np.empty(2)
+    J, Jdot = np.empty((2, nq)), np.empty((2, nq))
     point_kinematics(m, d, b, lx, ly, X, Xv, J, Jdot)
     out[0], out[1], out[3], out[4] = X[0], X[1], Xv[0], Xv[1]
     c0, c1 = coords[0], coords[1]
@@ -173,28 +190,25 @@ def task_space_law(m, d, P, coords, xd, yd, vxd, vyd, axd, ayd, fx, fy, u, out):
     xr_v, yr_v = vxd - g2 * ex, vyd - g2 * ey                     # Ẋ_r
     xr_a, yr_a = axd - g2 * (Xv[0] - vxd), ayd - g2 * (Xv[1] - vyd)  # Ẍ_r
     sx, sy = Xv[0] - xr_v, Xv[1] - yr_v
-    qr_v = np.zeros(nq)
+    w = np.zeros((4, nq))  # rows: q̇_r, q̈_r, C q̇_r, then M q̈_r / s in joint space
+    qr_v, qr_a, Cw, tmp = w[0], w[1], w[2], w[3]
     qr_v[c0] = (dd * xr_v - bb * yr_v) / det
     qr_v[c1] = (a * yr_v - c * xr_v) / det
-    rx = xr_a - (Jdot[0] @ qr_v)
-    ry = yr_a - (Jdot[1] @ qr_v)
-    qr_a = np.zeros(nq)
+    rx = xr_a - _dot(Jdot[0], qr_v)
+    ry = yr_a - _dot(Jdot[1], qr_v)
     qr_a[c0] = (dd * rx - bb * ry) / det
     qr_a[c1] = (a * ry - c * rx) / det
-    Cw = np.zeros(nq)
     christoffel_product(m, d, qr_v, Cw)
-    tau = d.M @ qr_a + Cw
+    _mv(d.M, qr_a, tmp)
     Fx, Fy = fx - g1 * sx, fy - g1 * sy
-    for k in range(nq):
-        tau[k] += J[0, k] * Fx + J[1, k] * Fy
-    if grav != 0.0:
-        tau -= d.grav
-    u[0] = tau[c0]
-    u[1] = tau[c1]
-    sq = np.zeros(nq)  # s in joint space, J⁻¹ s_X: ½ s_qᵀ M s_q = ½ s_Xᵀ M_X s_X
-    sq[c0] = (dd * sx - bb * sy) / det
-    sq[c1] = (a * sy - c * sx) / det
-    out[2] = 0.5 * (sq @ (d.M @ sq)) + g1 * g2 * (ex * ex + ey * ey)
+    for i in range(2):
+        k = coords[i]
+        u[i] = tmp[k] + Cw[k] + J[0, k] * Fx + J[1, k] * Fy - (d.grav[k] if grav != 0.0 else 0.0)
+    sq0 = (dd * sx - bb * sy) / det  # s in joint space, J⁻¹ s_X: ½ s_qᵀ M s_q = ½ s_Xᵀ M_X s_X
+    sq1 = (a * sy - c * sx) / det
+    M = d.M
+    kin = 0.5 * (M[c0, c0] * sq0 * sq0 + 2.0 * M[c0, c1] * sq0 * sq1 + M[c1, c1] * sq1 * sq1)
+    out[2] = kin + g1 * g2 * (ex * ex + ey * ey)
     return True
 
 
