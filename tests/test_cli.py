@@ -206,3 +206,20 @@ def test_the_version_is_written_once():
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "nsgui.__version__"}
     assert project["project"]["license"] == "MIT"
     assert os.path.isfile(os.path.join(ROOT, "LICENSE"))
+
+
+def test_summary_json_reports_the_cycles_of_a_switching_tracking_controller(tmp_path):
+    """controller.cycles[k] of `nsgui run --summary-json`, equal to the cycle metrics of the full signals
+    although the rows go to a file one step in ten."""
+    from nsgui.engine.control.cycles import cycle_metrics
+    js, out = tmp_path / "s.json", tmp_path / "rows.csv"
+    p = nsgui_run(scene_path("two_link_tracking"), "--duration", "5", "--every", "10", "--out", str(out),
+                  "--summary-json", str(js), "--quiet")
+    assert p.returncode == 0, p.stderr
+    [c] = json.loads(js.read_text())["controller"]["cycles"]
+    assert set(c) >= {"impacts", "transition_length", "first_rebound_height", "tracking_error_rms"}
+    r = simulate(example("two_link_tracking"), duration=5.0)
+    sig = lambda n: r[f"controller.tracking.{n}"]  # noqa: E731
+    [ref] = cycle_metrics(r.t, sig("phase"), sig("impacts"), sig("y"), sig("error"), 5.0)
+    assert c == ref and c["impacts"] > 5 and c["transition_length"] > 0
+    assert "cycle 0" in p.stdout and "transition" in p.stdout
