@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 
-from .model import (Actuator, Body, Contact, Controller, ForceElement, Joint, JointLimits, Obstacle,
-    PointRef, Shape, ShapeRef)
+from .model import (Actuator, Body, Contact, Controller, ControllerBlock, ForceElement, Joint, JointLimits,
+    Obstacle, PointRef, Shape, ShapeRef)
 from .geometry import WORLD, body_poses, joint_coords, joint_of, rot, to_body, vec
 from .reach import can_touch, candidate_pairs, pair_key, same_pair
 
@@ -45,7 +45,8 @@ def unique_name(existing, base: str) -> str:
 
 def all_names(scene) -> set[str]:
     out = {WORLD}
-    for lst in (scene.bodies, scene.joints, scene.obstacles, scene.contacts, scene.forces, scene.actuators):
+    for lst in (scene.bodies, scene.joints, scene.obstacles, scene.contacts, scene.forces, scene.actuators,
+                scene.controllers):
         out.update(x.name for x in lst)
     return out
 
@@ -298,6 +299,40 @@ def add_actuator(scene, joint_name: str) -> str:
     return name
 
 
+def add_controller_block(scene, type_name: str, actuators) -> str:
+    """A controller block of a registered type driving `actuators` (in that order), every parameter at its
+    default; the actuators' own controllers become `none` (a block's actuators have none of their own)."""
+    from .schema import CONTROLLER_BLOCK
+    spec = CONTROLLER_BLOCK.types.get(type_name)
+    if spec is None:
+        raise EditRefused(f"unknown controller type {type_name!r}")
+    actuators = list(actuators)
+    if not actuators:
+        raise EditRefused("select the actuators the controller drives")
+    driven = {a: b.name for b in scene.controllers for a in (b.actuators or [])}
+    for a in actuators:
+        if find(scene.actuators, a) is None:
+            raise EditRefused(f"no actuator named {a!r}")
+        if a in driven:
+            raise EditRefused(f"actuator {a!r} is already driven by controller {driven[a]!r}")
+    block = ControllerBlock(name=unique_name(all_names(scene), type_name), type=type_name, actuators=actuators)
+    for f in spec.fields:  # a type registered after the dataclass was made adds its keys here
+        setattr(block, f.key, new_value(f))
+    scene.controllers.append(block)
+    for a in actuators:
+        find(scene.actuators, a).controller = Controller(type="none")
+    return block.name
+
+
+def new_value(f):
+    """A fresh valid value for a schema field: its default, or for a required one without default a
+    plain valid value (a required list of numbers gets two increasing ones)."""
+    v = f.fallback()
+    if v is None and f.required and f.kind == "numbers":
+        return [0.0, 1.0]
+    return v
+
+
 def set_limits(scene, joint_name: str, lower, upper, restitution=0.0) -> None:
     j = find(scene.joints, joint_name)
     j.limits = None if lower is None and upper is None else JointLimits(lower, upper, restitution)
@@ -452,6 +487,11 @@ def remove_items(scene, refs) -> None:
         e in bodies for e in (getattr(f.a, "body", None), getattr(f.b, "body", None), f.body))]
     gone_act = {n for k, n in refs if k == "actuator"}
     scene.actuators[:] = [a for a in scene.actuators if a.name not in gone_act]
+    kept = {a.name for a in scene.actuators}
+    gone_blocks = {n for k, n in refs if k == "controller"}
+    for b in scene.controllers:
+        b.actuators = [a for a in (b.actuators or []) if a in kept]
+    scene.controllers[:] = [b for b in scene.controllers if b.name not in gone_blocks and b.actuators]
     for d in (scene.initial.q, scene.initial.v):
         coords = {q for j in scene.joints for q in joint_coords(j)}
         for k in list(d):
@@ -621,7 +661,8 @@ def rename_item(scene, kind: str, old: str, new: str, body: str | None = None) -
                     r.shape = new
         return
     lists = {"body": scene.bodies, "joint": scene.joints, "obstacle": scene.obstacles,
-             "contact": scene.contacts, "force": scene.forces, "actuator": scene.actuators}
+             "contact": scene.contacts, "force": scene.forces, "actuator": scene.actuators,
+             "controller": scene.controllers}
     if new in all_names(scene):
         raise EditRefused(f"the name {new!r} is already used")
     find(lists[kind], old).name = new
@@ -659,3 +700,6 @@ def rename_item(scene, kind: str, old: str, new: str, body: str | None = None) -
         for c in scene.contacts:
             if c.b.obstacle == old:
                 c.b.obstacle = new
+    elif kind == "actuator":
+        for b in scene.controllers:
+            b.actuators = [new if a == old else a for a in (b.actuators or [])]

@@ -9,11 +9,12 @@ import dataclasses
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QUndoCommand
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QSplitter, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QMenu, QSplitter, QTableWidget,
                                QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 SECTIONS = [("bodies", "Bodies"), ("joints", "Joints"), ("obstacles", "Obstacles"),
-            ("contacts", "Contacts"), ("forces", "Forces"), ("actuators", "Actuators")]
+            ("contacts", "Contacts"), ("forces", "Forces"), ("actuators", "Actuators"),
+            ("controllers", "Controllers")]
 
 
 def resolve(scene, path):
@@ -90,6 +91,9 @@ class SceneTree(QWidget):
         self._path = None
         self._filling = False
         self.tree.currentItemChanged.connect(self._select)
+        self.tree.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(lambda pos: self.context_menu(self.tree.itemAt(pos)).exec(
+            self.tree.viewport().mapToGlobal(pos)))
         self.table.itemChanged.connect(self._edited)
         document.changed.connect(self.refresh)
         self.message = None  # callable(level, text), set by the window
@@ -132,6 +136,44 @@ class SceneTree(QWidget):
         self.tree.blockSignals(False)
         self.tree.setCurrentItem(wanted)
         self._show(wanted.data(0, Qt.UserRole))
+
+    def context_menu(self, item) -> QMenu:
+        """Add a controller block on an actuator (or on every actuator no block drives, from the section),
+        remove a block."""
+        from nsgui.scene import edits as ops
+        from nsgui.scene.schema import CONTROLLER_BLOCK
+        menu = QMenu(self)
+        path = item.data(0, Qt.UserRole) if item is not None else None
+        scene = self.document.scene
+        free = [a.name for a in scene.actuators
+                if not any(a.name in (b.actuators or []) for b in scene.controllers)]
+        if path and path[0] == "actuators" and len(path) >= 2:
+            acts = [scene.actuators[path[1]].name]
+            acts = [a for a in acts if a in free]
+        elif item is not None and item.text(0).startswith("Actuators"):
+            acts = free
+        else:
+            acts = []
+        if acts:
+            sub = menu.addMenu(f"Add controller on {', '.join(acts)}")
+            for t, spec in CONTROLLER_BLOCK.types.items():
+                a = sub.addAction(t, lambda t=t: self._edit(f"Add controller {t}",
+                                                            lambda s: ops.add_controller_block(s, t, acts)))
+                a.setToolTip(spec.help)
+        if path and path[0] == "controllers" and len(path) == 2:
+            name = scene.controllers[path[1]].name
+            menu.addAction(f"Remove controller {name}",
+                           lambda: self._edit(f"Remove controller {name}",
+                                              lambda s: ops.remove_items(s, {("controller", name)})))
+        return menu
+
+    def _edit(self, text, fn):
+        from nsgui.views.editor.commands import EditRefused, edit
+        try:
+            edit(self.document, text, fn)
+        except EditRefused as exc:
+            if self.message:
+                self.message("warning", str(exc))
 
     def _select(self, item, _prev):
         if item is not None and item.data(0, Qt.UserRole) is not None:

@@ -109,7 +109,8 @@ class EditorCanvas(QWidget):
         scene = self.document.scene
         valid = set()
         for kind, lst in (("body", scene.bodies), ("obstacle", scene.obstacles), ("joint", scene.joints),
-                          ("force", scene.forces), ("actuator", scene.actuators), ("contact", scene.contacts)):
+                          ("force", scene.forces), ("actuator", scene.actuators), ("contact", scene.contacts),
+                          ("controller", scene.controllers)):
             valid.update((kind, x.name) for x in lst)
         sel = [r for r in self.selection if r in valid]
         self._rebuild()

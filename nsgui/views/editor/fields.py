@@ -12,7 +12,8 @@ import math
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget,
+    QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QPushButton, QWidget,
 )
 
 from nsgui.scene.schema import BODY
@@ -167,6 +168,40 @@ class BoolField(Field):
         self.box.blockSignals(False)
 
 
+class NamesField(Field):
+    """A checkable list of names (e.g. the actuators a controller drives). The value keeps the order in
+    which the names were ticked: a name ticked later goes to the end."""
+
+    def __init__(self, inspector, get, set_, label, options):
+        super().__init__(inspector, get, set_, label)
+        self.list = QListWidget()
+        self.list.setMinimumWidth(60)
+        for name in options:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Unchecked)
+            self.list.addItem(item)
+        self.list.setMaximumHeight(22 * max(1, min(len(options), 6)) + 6)
+        self.list.itemChanged.connect(self._changed)
+        self.widget = self.list
+        self.refresh()
+
+    def items(self):
+        return [self.list.item(k) for k in range(self.list.count())]
+
+    def _changed(self, _item):
+        ticked = [it.text() for it in self.items() if it.checkState() == Qt.Checked]
+        current = list(self.current() or [])
+        self.commit([n for n in current if n in ticked] + [n for n in ticked if n not in current])
+
+    def refresh(self):
+        current = set(self.current() or [])
+        self.list.blockSignals(True)
+        for it in self.items():
+            it.setCheckState(Qt.Checked if it.text() in current else Qt.Unchecked)
+        self.list.blockSignals(False)
+
+
 class ColorField(Field):
     def __init__(self, inspector, get, set_, label):
         super().__init__(inspector, get, set_, label)
@@ -187,5 +222,5 @@ class ColorField(Field):
             self.commit(c.name())
 
 
-__all__ = ["Field", "NumberField", "TextField", "ChoiceField", "BoolField", "ColorField",
+__all__ = ["Field", "NumberField", "TextField", "ChoiceField", "BoolField", "NamesField", "ColorField",
            "Qt"]

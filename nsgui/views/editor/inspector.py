@@ -7,7 +7,6 @@ focus where it is.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from PySide6.QtCore import Qt, Signal
@@ -16,18 +15,19 @@ from PySide6.QtWidgets import (
 )
 
 from nsgui.scene import JointLimits, body_mass_properties
-from nsgui.scene.schema import ACTUATOR, BODY, CONTACT, CONTROLLER, FORCE, JOINT_LIMITS, SETTINGS, SHAPE
+from nsgui.scene.schema import ACTUATOR, BODY, CONTACT, FORCE, JOINT_LIMITS, SETTINGS, SHAPE
 
 from nsgui.scene import edits as ops
 from .commands import EditRefused, edit
 from .contacts_panel import ContactTable
+from .controller_form import actuator_controller_rows, add_block_row, block_rows, driven_by, signature
 from .fields import BoolField, ChoiceField, ColorField, NumberField, TextField
 from nsgui.scene.geometry import WORLD, joint_coords, joint_of
 
 M = "m"
 DEG = "°"
 # how the inspector names some of the schema's choices
-CHOICE_TEXT = {"lemke": "Lemke (LCP)", "nsgs": "NSGS", "none": "none (u = 0)", "pd": "PD"}
+CHOICE_TEXT = {"lemke": "Lemke (LCP)", "nsgs": "NSGS"}
 
 
 def _spec(f, **kw):
@@ -113,6 +113,8 @@ class Inspector(QWidget):
         sel = list(self.canvas.selection)
         s = self.document.scene
         parts = [tuple(sel)]
+        if len(sel) > 1:
+            parts += [tuple(b.name for b in s.controllers)]
         if len(sel) == 1:
             kind, name = sel[0]
             if kind == "body":
@@ -123,9 +125,8 @@ class Inspector(QWidget):
             elif kind == "joint":
                 j = _find(s.joints, name)
                 parts += [j.type if j else None, j.limits is None if j else None]
-            elif kind == "actuator":
-                a = _find(s.actuators, name)
-                parts += [a.controller.type if a else None, a.joint if a else None]
+            elif kind in ("actuator", "controller"):
+                parts += [signature(s, kind, name)]
             elif kind == "force":
                 f = _find(s.forces, name)
                 parts += [f.type if f else None]
@@ -158,8 +159,7 @@ class Inspector(QWidget):
             self._scene_form()
         elif len(sel) > 1:
             self.title.setText(f"{len(sel)} items selected")
-            self.form.addRow(QLabel("Drag to move them together; Delete removes them;\n"
-                                    "Ctrl+C / Ctrl+V copies them."))
+            self._selection_form(sel)
         else:
             kind, name = sel[0]
             self.title.setText(f"{kind.capitalize()} “{name}”")
@@ -488,40 +488,26 @@ class Inspector(QWidget):
     def _actuator_form(self, name):
         a = _find(self.document.scene.actuators, name)
         A = lambda sc: _find(sc.actuators, name)  # noqa: E731
-        C = lambda sc: A(sc).controller  # noqa: E731
         self._name("actuator", name, lambda sc: sc.actuators)
         self.form.addRow("Joint", _value(a.joint))
         self._num("Force limit", lambda sc: A(sc).limit, lambda sc, v: setattr(A(sc), "limit", v),
                   **_spec(ACTUATOR["limit"], lo=1e-9, hi=1e9), decimals=3, step=1, nullable=True, auto_text="none",
                   auto_value=lambda sc: 0.0)
         self._section("Controller")
+        actuator_controller_rows(self, name)
 
-        def set_type(sc, t):  # the parameters of the other types are kept for switching back
-            A(sc).controller = dataclasses.replace(C(sc), type=t)
-        self._add(ChoiceField(self, lambda sc: C(sc).type, set_type, "Type", _choices(CONTROLLER.types)))
-        t = a.controller.type
-        rot_joint = (j := _find(self.document.scene.joints, a.joint)) is not None and j.type == "revolute"
-        unit = DEG if rot_joint else M
+    def _controller_form(self, name):
+        block_rows(self, name)
 
-        def c_num(key, label, **kw):
-            self._num(label, lambda sc: getattr(C(sc), key), lambda sc, v: setattr(C(sc), key, v), **kw)
-        if t == "constant":
-            c_num("value", "Value u", lo=-1e9, hi=1e9, step=0.1)
-        elif t == "pd":
-            pd = CONTROLLER.types["pd"]
-            c_num("kp", "Gain kp", **_spec(pd["kp"], hi=1e9), step=1)
-            c_num("kd", "Gain kd", **_spec(pd["kd"], hi=1e9), step=0.1)
-            c_num("target", "Target", unit=unit, degrees=rot_joint, lo=-1e6, hi=1e6, step=1 if rot_joint else 0.01)
-            c_num("target_v", "Target speed", unit=unit + "/s", degrees=rot_joint, lo=-1e6, hi=1e6)
-            c_num("feedforward", "Feedforward", lo=-1e9, hi=1e9)
-            self._add(BoolField(self, lambda sc: C(sc).gravity_compensation,
-                                lambda sc, v: setattr(C(sc), "gravity_compensation", v), "Gravity comp.",
-                                "add the coordinate's gravity term"))
-            self._num("Sampling period", lambda sc: C(sc).period, lambda sc, v: setattr(C(sc), "period", v),
-                      **_spec(pd["period"], lo=1e-6, hi=100), decimals=5, step=0.001, nullable=True,
-                      auto_text="every step",
-                      auto_value=lambda sc: sc.settings.dt)
-            self._note("u = kp (target − q) + kd (target speed − v) + feedforward")
+    def _selection_form(self, sel):
+        self.form.addRow(QLabel("Drag to move them together; Delete removes them;\n"
+                                "Ctrl+C / Ctrl+V copies them."))
+        if all(kind == "actuator" for kind, _ in sel):
+            s = self.document.scene
+            free = [n for _, n in sel if driven_by(s, n) is None]
+            if free:
+                self._section("Controller")
+                add_block_row(self, free)
 
 
 __all__ = ["Inspector", "Qt", "WORLD"]
