@@ -39,6 +39,16 @@ def pick_unit(unit: str, rotational) -> str:
     return angular if rotational else linear
 
 
+def shown_for_null(f, scene) -> float:
+    """The value a nullable number shows while null (and takes when the user unticks it): its default,
+    a time step for a time (a sampling period), else a value its range allows."""
+    if isinstance(f.default, (int, float)):
+        return float(f.default)
+    if f.unit == "s":
+        return float(scene.settings.dt)
+    return max(0.0, f.ge if f.ge is not None else 0.0, (f.gt + 1.0) if f.gt is not None else 0.0)
+
+
 def problems_at(scene, prefix: str) -> list:
     """The validation problems of the object at `prefix` (e.g. `controllers[0]`) and inside it."""
     return [p for p in validate_scene(scene)
@@ -162,7 +172,7 @@ class Rows:
             self.add(NumberField(self.ins, get, (lambda sc, v: put(sc, None if v is None else int(round(v))))
                                  if integer else put, label, unit=unit, lo=lo, hi=hi, decimals=0 if integer else (6 if unit == "s" else 4),
                                  step=1 if integer else 0.1, nullable=f.nullable, auto_text=null_text(f),
-                                 auto_value=lambda sc: f.default if isinstance(f.default, (int, float)) else 0.0),
+                                 auto_value=lambda sc: shown_for_null(f, sc)),
                      f, unit)
         elif f.kind == "boolean":
             self.add(BoolField(self.ins, get, put, label), f)
