@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollAre
                                QToolButton, QVBoxLayout, QWidget)
 
 from nsgui.engine import codes
+from nsgui.views.phase_bands import PhaseBands, labelled_signal, legend_html
 from nsgui.runtime.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
     split_contact, unit_of, units_text)
 
@@ -290,9 +291,11 @@ class TimePlot(PlotCard):
         self._hits: dict[str, tuple] = {}
         self.cursor_line = pg.InfiniteLine(angle=90, movable=False, pen=CURSOR_PEN)
         self.item.addItem(self.cursor_line, ignoreBounds=True)
+        self.bands = PhaseBands(self.item)  # a controller's phase, behind the curves
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         for s in signals:
             self.add_signal(s)
+        self.update_labels()  # (a card without signals still shows the phase bands' legend)
 
     @property
     def signals(self):
@@ -324,9 +327,12 @@ class TimePlot(PlotCard):
     def update_labels(self):
         """Legend, value-axis label (units) and the header's count of drawn signals."""
         names = self.controller.recorder.names if self.controller.recorder is not None else []
-        self.legend_label.setText("&nbsp; ".join(
-            f'<span style="color:{c.color}">■</span>&nbsp;{self.legend_name(n, names)}'
-            for n, c in self.curves.items()))
+        self.bands.set_source(labelled_signal(self.controller.model, names))
+        legend = "&nbsp; ".join(f'<span style="color:{c.color}">■</span>&nbsp;{self.legend_name(n, names)}'
+                                for n, c in self.curves.items())
+        if self.bands.name:
+            legend += ("<br>" if legend else "") + legend_html(self.bands.name, self.bands.labels)
+        self.legend_label.setText(legend)
         # the card's title names the quantity: its value axis names the units (a figure exported
         # from it says both, see value_label)
         self.set_axis_label("left", units_text(self.units()))
@@ -393,6 +399,7 @@ class TimePlot(PlotCard):
             for store in (self.curves, self.impacts):
                 for item in store.values():
                     item.setData([], [])
+            self.bands.clear()
             self._hits.clear()
             self._refresh_previous()
             return
@@ -410,6 +417,8 @@ class TimePlot(PlotCard):
             hit = self._impact_rows(name)
             hit = hit[(hit >= i0) & (hit < i1)][-MAX_MARKERS:]
             sc.setData(t[hit], c.column(name)[hit])
+        if self.bands.name in rec._index:
+            self.bands.update(t, c.column(self.bands.name), i0, i1)
         self._refresh_previous()
         self.apply_range(t[0], t[-1], lo, hi)
 

@@ -1,0 +1,113 @@
+"""A controller's phase (a signal declared with labels) as coloured bands behind every time plot:
+runs of the recorded history, decimated, redrawn as the history grows, with a legend."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from nsgui.engine.control.build import ControllerInfo
+from nsgui.views.phase_bands import band_color, labelled_signal, phase_runs
+
+LABELS = ("free", "transition", "constrained", "take-off")
+PHASE = "controller.bno.phase"
+
+
+def _history():
+    """1 s at h = 1e-3: free until 0.3, transition until 0.45, constrained until 0.9, take-off."""
+    t = np.arange(1000) * 1e-3
+    phase = np.select([t < 0.3, t < 0.45, t < 0.9], [0, 1, 2], 3).astype(float)
+    return t, phase
+
+
+def test_runs_of_constant_phase_from_each_change_to_the_next():
+    t, phase = _history()
+    starts, ends, values = phase_runs(t, phase)
+    np.testing.assert_allclose(starts, [0.0, 0.3, 0.45, 0.9])
+    np.testing.assert_allclose(ends, [0.3, 0.45, 0.9, 0.999])
+    assert values.tolist() == [0, 1, 2, 3]
+    # a window of rows: the runs it holds, cut at its ends
+    starts, ends, values = phase_runs(t, phase, 400, 500)
+    np.testing.assert_allclose(starts, [0.4, 0.45])
+    np.testing.assert_allclose(ends, [0.45, 0.499])
+    assert values.tolist() == [1, 2]
+
+
+def test_many_short_runs_are_decimated_into_the_band_before_them():
+    t, phase = _history()
+    # the transition chatters: 1 and 2 alternate every step between 0.3 and 0.45 (150 runs)
+    chatter = (t >= 0.3) & (t < 0.45)
+    phase[chatter] = 1 + (np.arange(chatter.sum()) % 2)
+    starts, ends, values = phase_runs(t, phase)
+    assert len(starts) == 152  # the last 2 of the chatter runs on into the constrained phase
+    starts, ends, values = phase_runs(t, phase, max_runs=20)
+    # every 1-step run is shorter than 1 s / 20: they join the band before them (the free phase,
+    # then one band per kept run); the long runs keep their exact ends
+    assert values.tolist() == [0, 2, 3] and len(starts) <= 20
+    np.testing.assert_allclose(starts, [0.0, 0.449, 0.9])
+    np.testing.assert_allclose(ends, [0.449, 0.9, 0.999])
+    assert np.all(ends > starts)
+
+
+def test_rows_without_a_phase_belong_to_no_band():
+    t, phase = _history()
+    phase[:100] = np.nan
+    starts, ends, values = phase_runs(t, phase)
+    assert values.tolist() == [-1, 0, 1, 2, 3]
+    np.testing.assert_allclose(starts[:2], [0.0, 0.1])
+
+
+def test_the_labelled_signal_is_found_in_the_compiled_blocks():
+    info = ControllerInfo("bno", "bno_tracking", ["a", "b"], signals=[PHASE, "controller.bno.V"],
+                          labels={PHASE: LABELS})
+    model = SimpleNamespace(controller_blocks=[ControllerInfo("pd1", "pd", ["a"]), info])
+    assert labelled_signal(model, ["t", PHASE]) == (PHASE, LABELS)
+    assert labelled_signal(model, ["t"]) is None and labelled_signal(None, ["t", PHASE]) is None
+
+
+@pytest.fixture
+def panel(qtbot):
+    from nsgui.runtime.history import Recorder
+    from nsgui.views.plots import PlotPanel
+    from nsgui.views.sim_controller import SimulationController
+    from tests.runtime.fake_sim import FakeSimulator
+    c = SimulationController(simulator_factory=FakeSimulator)
+    c.recorder = Recorder(["t", "q.y", PHASE])
+    c.model = SimpleNamespace(signal_units={"q.y": "m"}, controller_blocks=[
+        ControllerInfo("bno", "bno_tracking", ["a"], signals=[PHASE], labels={PHASE: LABELS})])
+    p = PlotPanel(c)
+    qtbot.addWidget(p)
+    p.resize(600, 500)
+    p.show()
+    yield p
+    c.shutdown()
+
+
+def test_every_time_plot_draws_the_bands_behind_its_curves_and_names_them(panel):
+    c = panel.controller
+    t, phase = _history()
+    c.recorder.append(np.column_stack([t[:500], np.sin(t[:500]), phase[:500]]))
+    a = panel.add_time_plot("Coordinates", ["q.y"])
+    b = panel.add_time_plot("Empty", [])
+    panel.refresh_all()
+    for card in (a, b):
+        regions = card.bands.regions()
+        assert [r[2] for r in regions] == [0, 1, 2]
+        np.testing.assert_allclose([r[:2] for r in regions], [(0.0, 0.3), (0.3, 0.45), (0.45, 0.499)])
+        assert all(it.zValue() < card.curves["q.y"].zValue() for it in card.bands.items) if card.curves else True
+        legend = card.legend_label.text()
+        assert "bno.phase:" in legend and all(lab in legend for lab in LABELS)
+        assert band_color(3) in legend
+    brush = a.bands.items[1].brush.color()
+    assert brush.name() == band_color(1) and 0 < brush.alpha() < 255
+    # the history grows: the bands follow (the last run extends, a new one starts)
+    c.recorder.append(np.column_stack([t[500:], np.sin(t[500:]), phase[500:]]))
+    c.columns.extend(c.recorder, 500)  # (what the controller does with new rows)
+    panel.refresh_all()
+    assert [r[2] for r in a.bands.regions()] == [0, 1, 2, 3]
+    np.testing.assert_allclose(a.bands.regions()[-1][:2], (0.9, 0.999))
+    # zoomed in: only the runs in view
+    a.item.vb.setRange(xRange=(0.5, 0.6), padding=0)
+    a._user_moved()
+    assert [r[2] for r in a.bands.regions()] == [2]
+    assert sum(it.isVisible() for it in a.bands.items) == 1
