@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from nsgui.engine import codes
 from nsgui.views import geometry3d as geo
+from nsgui.views.overlays import overlay_paths, recorder_columns
 
 STATUS_COLORS = {
     codes.OPEN: (0.62, 0.64, 0.67, 1.0),
@@ -100,6 +101,8 @@ class View3D(QWidget):
         self.controller = controller
         self.model = None
         self.trails_enabled = False
+        self.overlays_enabled = True  # the controllers' overlays (View ▸ Controller overlays)
+        self.overlay_paths = []  # OverlayPaths last drawn
         self._trail_choice = None  # chosen TrailPoints, or None: each body's origin
         self.trail_paths = {}  # label -> (k, 2) world path last handed to the trails visual
         self.trail_colors = {}  # label -> rgb of that path
@@ -136,6 +139,10 @@ class View3D(QWidget):
                 self.canvas.events.draw.connect(self._draw_done, position="last")
             layout.addWidget(self.display)
             self._orbit_button = QToolButton(self.display)  # the orbit view is one click away
+            self.overlay_legend = QLabel(self.display)  # names the overlays' colours
+            self.overlay_legend.setStyleSheet("color: #ddd; background: rgba(30, 34, 41, 180); padding: 3px")
+            self.overlay_legend.move(6, 36)
+            self.overlay_legend.hide()
             self._make_dynamic_visuals()
             self._camera_fitted = False  # True until the user moves the camera: resizes re-fit
             self.canvas.events.mouse_press.connect(self._camera_touched)
@@ -155,6 +162,8 @@ class View3D(QWidget):
             self._late.timeout.connect(self.canvas.update)
         controller.cursorChanged.connect(self.show_row)
         controller.historyReset.connect(self._on_history_reset)
+        if hasattr(controller, "branchChanged"):  # a previous branch kept or discarded: its paths
+            controller.branchChanged.connect(lambda: self.show_row())
 
     # ------------------------------------------------------------------ camera and arrow choices
     def _make_actions(self):
@@ -167,6 +176,10 @@ class View3D(QWidget):
             button.setDefaultAction(self.act_orbit)
             button.setText("Orbit")
             button.move(6, 6)
+        self.act_overlays = QAction("Controller overlays", self, checkable=True, checked=True)
+        self.act_overlays.setToolTip("What the controllers declare for the 3D view: desired circles, "
+                                     "desired and actual end-effector paths (the previous run's fainter)")
+        self.act_overlays.toggled.connect(self._overlays_toggled)
         self.force_actions = QActionGroup(self)
         for f in FORCE_SCALES:
             a = self.force_actions.addAction(f"× {f:g}")
@@ -178,6 +191,7 @@ class View3D(QWidget):
     def add_menu_actions(self, menu, settings=None):
         """The camera and force-arrow choices in `menu`, remembered in `settings` (a QSettings)."""
         menu.addAction(self.act_orbit)
+        menu.addAction(self.act_overlays)
         sub = menu.addMenu("Force arrow length")
         sub.setToolTip("Normal-force arrows: the weight resting on contacts is drawn a quarter "
                        "of the view's height, times this factor")
@@ -185,6 +199,7 @@ class View3D(QWidget):
         self._settings = settings
         if settings is not None:
             self.act_orbit.setChecked(settings.value("view3d/orbit", False, type=bool))
+            self.act_overlays.setChecked(settings.value("view3d/overlays", True, type=bool))
             factor = settings.value("view3d/force_scale", 1.0, type=float)
             for a in self.force_actions.actions():
                 if abs(a.data() - factor) < 1e-9:
@@ -195,6 +210,15 @@ class View3D(QWidget):
         self.set_orbit(on)
         if self._settings is not None:
             self._settings.setValue("view3d/orbit", bool(on))
+
+    def _overlays_toggled(self, on):
+        self.set_overlays(on)
+        if self._settings is not None:
+            self._settings.setValue("view3d/overlays", bool(on))
+
+    def set_overlays(self, on):
+        self.overlays_enabled = bool(on)
+        self.show_row(self.controller.cursor)
 
     def _force_scale_chosen(self, action):
         self.set_force_scale(action.data())
@@ -246,11 +270,15 @@ class View3D(QWidget):
         self._joints.set_gl_state("translucent", depth_test=False)
         self._trails = scene.visuals.Line(parent=root, connect="segments", width=2)
         self._trails.set_gl_state("translucent", depth_test=False)
-        for v in (self._wedges, self._arrows, self._heads, self._points, self._joints, self._trails):
+        self._overlays = scene.visuals.Line(parent=root, connect="segments", width=2)
+        self._overlays.set_gl_state("translucent", depth_test=False)
+        for v in (self._wedges, self._arrows, self._heads, self._points, self._joints, self._trails,
+                  self._overlays):
             v.visible = False
         self._wedges.order = 1
         self._arrows.order = 2
         self._heads.order = 2
+        self._overlays.order = 2
         self._joints.order = 3
         self._points.order = 4
 
@@ -488,6 +516,7 @@ class View3D(QWidget):
         self._draw_joints(poses)
         self._draw_contacts(q, vals, rec)
         self._draw_trails(rec, row if vals is not None else None)
+        self._draw_overlays(rec, row if vals is not None else None)
         self._request_update()
 
     # Markers and line widths are in canvas pixels; frames drawn at reduced resolution (see
@@ -655,6 +684,50 @@ class View3D(QWidget):
                                 axis=2).reshape(-1, 4)
         self._trails.set_data(np.column_stack([seg, np.full(len(seg), self.front)]), color=colors)
         self._trails.visible = True
+
+    def _columns(self, rec, previous=False):
+        """`column(name)` of the history (or of the previous branch): the window's cached columns
+        (no copy per frame), a recorder's own otherwise (nsgui render)."""
+        c = self.controller
+        if previous:
+            rec = getattr(c, "previous", None)
+            if rec is None:
+                return None
+            cache = getattr(c, "previous_columns", None)
+            if cache is None:
+                return recorder_columns(rec)
+            return lambda n: cache.get(rec, n) if n in rec._index else None
+        if rec is None or not hasattr(c, "column"):
+            return recorder_columns(rec)
+        return lambda n: c.column(n) if n in rec._index else None
+
+    def _draw_overlays(self, rec, row):
+        """The controllers' overlays (circles, traces up to the displayed row; the previous branch's
+        traces fainter), in front of the bodies, and their legend."""
+        self.overlay_paths = []
+        if self.overlays_enabled:
+            try:
+                self.overlay_paths = overlay_paths(self.model, self._columns(rec), row,
+                                                   self._columns(rec, previous=True))
+            except (KeyError, IndexError, ValueError):  # a history of another model (being replaced)
+                self.overlay_paths = []
+        if not self.overlay_paths:
+            self._overlays.visible = False
+            self.overlay_legend.hide()
+            return
+        segs, colors = [], []
+        for p in self.overlay_paths:
+            seg = np.repeat(p.path, 2, axis=0)[1:-1]
+            segs.append(seg)
+            colors.append(np.tile(_rgba(p.color, 0.4 if p.previous else 0.95), (len(seg), 1)))
+        seg = np.vstack(segs)
+        self._overlays.set_data(np.column_stack([seg, np.full(len(seg), self.front)]), color=np.vstack(colors),
+                                width=max(1.0, 2 * self._px_scale))
+        self._overlays.visible = True
+        self.overlay_legend.setText("<br>".join(
+            f'<span style="color:{p.color}">━━</span> {p.label}' for p in self.overlay_paths))
+        self.overlay_legend.adjustSize()
+        self.overlay_legend.show()
 
     def _q_columns(self, rec):
         """Recorder columns of the model's coordinates (cached per recorder and model)."""
