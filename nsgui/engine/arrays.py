@@ -45,9 +45,13 @@ class ModelArrays(NamedTuple):
     order: np.ndarray
     path: np.ndarray
     plen: np.ndarray
-    # contact candidates: CI_* and CF_* columns, polygon vertices, the coordinates each one's rows touch
+    # contact candidates: CI_* and CF_* columns, polygon vertices, the coordinates each one's rows touch,
+    # their switches (SWI_*, SWF_*) and the candidates that have one (in signal order)
     ci: np.ndarray
     cf: np.ndarray
+    swi: np.ndarray
+    swf: np.ndarray
+    switched: np.ndarray
     verts: np.ndarray
     ccols: np.ndarray
     ccn: np.ndarray
@@ -89,7 +93,7 @@ class Data(NamedTuple):
     lamT: np.ndarray
     status: np.ndarray       # OPEN, STICK, SLIP, IMPACT of the last step
     u: np.ndarray            # actuator inputs, held between samples: the control seam
-    ctrl: np.ndarray         # controllers: applied inputs, impact steps per contact, each block's segment
+    ctrl: np.ndarray         # applied inputs, impact steps and enabled flag per contact, each controller's segment
     stats: np.ndarray        # ST_*
     external: np.ndarray     # 1 for an actuator driven by a Python law (Simulator.set_controller)
     # ---- evaluation at (q, v): kept from the end of a step to the start of the next (and kin below)

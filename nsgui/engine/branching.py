@@ -81,8 +81,9 @@ def map_controller_state(ctrl, src, dst):
     na_s, na_d = len(src.actuator_names), len(dst.actuator_names)
     out[:na_d] = _by_name(ctrl[:na_s], src.actuator_names, dst.actuator_names, out[:na_d])
     nc_s, nc_d = src.ncontacts, dst.ncontacts
-    out[na_d:na_d + nc_d] = _by_name(ctrl[na_s:na_s + nc_s], src.contact_names, dst.contact_names,
-                                     out[na_d:na_d + nc_d])
+    for k in range(2):  # impact counts, enabled flags
+        s0, d0 = na_s + k * nc_s, na_d + k * nc_d
+        out[d0:d0 + nc_d] = _by_name(ctrl[s0:s0 + nc_s], src.contact_names, dst.contact_names, out[d0:d0 + nc_d])
     old = {b.name: b for b in src.controller_blocks}
     for b in dst.controller_blocks:
         o = old.get(b.name)

@@ -69,8 +69,18 @@ KF_PERIOD, KF_DELAY = range(2)
 N_KF = 2
 # a block's segment of Data.ctrl: [next sample time, pending outputs, queue (QMAX x (1 + nact): apply
 # time, inputs), signals (NSIG), state (NS)]; Data.ctrl starts with the applied inputs (one per
-# actuator) and the impact steps counted per contact
+# actuator), the impact steps counted per contact and each contact's enabled flag (see SW_*)
 KC_NEXT, KC_PENDING, KC_QUEUE = range(3)
+# contacts switched during a run (a scene contact's `switch`): the kind of each candidate's switch, the
+# body of its reference point (-1: world) and whether it must be approaching (SWI_*); the reference
+# point (body frame) and the "ahead" axis (SWF_*). Each candidate's enabled flag (1/0) is state: it
+# follows the impact counts in Data.ctrl.
+SW_NONE, SW_AHEAD, SW_CONTROLLER = range(3)
+SWITCH_KINDS = {"ahead": SW_AHEAD, "controller": SW_CONTROLLER}
+SWI_KIND, SWI_BODY, SWI_APPROACH = range(3)
+N_SWI = 3
+SWF_PX, SWF_PY, SWF_AX, SWF_AY = range(4)
+N_SWF = 4
 # desired-trajectory kinds (nsgui.engine.control.trajectories)
 T_CONSTANT, T_RAMP, T_SINE, T_CUBIC, T_SPLINE = range(5)
 TRAJECTORY_KINDS = {"constant": T_CONSTANT, "ramp": T_RAMP, "sine": T_SINE, "cubic": T_CUBIC, "spline": T_SPLINE}

@@ -88,7 +88,9 @@ class Model:
         isets[codes.IS_SOLVER], isets[codes.IS_MAXIT] = SOLVERS[s.solver], s.max_iterations
         isets[codes.IS_PROJECTION] = int(bool(s.projection))  # IS_CONST_M, IS_CONST_F: _detect_constant_terms
         isets[codes.IS_IMPLICIT] = int(implicit)
-        self.layout = SignalLayout.of(self.nq, self.ncontacts, len(self.actuator_names), len(ctrl_signals))
+        switched = [self.contact_names[c] for c in candidates["switched"]]
+        self.layout = SignalLayout.of(self.nq, self.ncontacts, len(self.actuator_names), len(ctrl_signals),
+                                      len(switched))
         set_signal_columns(controllers["ki"], self.controller_blocks, self.layout.controllers)
         zeros = np.zeros((self.nq, self.nq))
         self._set_arrays(ModelArrays(**bodies, **candidates, **forces, **controllers, fs=fs, isets=isets,
@@ -96,7 +98,7 @@ class Model:
         self._resolve_spring_lengths()
         self._detect_constant_terms()
         self.signal_names = SignalLayout.names(self.coord_names, self.contact_names, self.actuator_names,
-                                               ctrl_signals)
+                                               ctrl_signals, switched)
         self.signal_units = self._signal_units()
         self.signal_units.update(zip(ctrl_signals, ctrl_units))
 
@@ -105,7 +107,7 @@ class Model:
         units = {"t": "s"}
         for c, u in zip(self.coord_names, self.coord_units):
             units[f"q.{c}"], units[f"v.{c}"] = u, f"{u}/s"
-        per_contact = {"gap": "m", "pn": "N·s", "pt": "N·s", "fn": "N", "ft": "N", "status": ""}
+        per_contact = {"gap": "m", "pn": "N·s", "pt": "N·s", "fn": "N", "ft": "N", "status": "", "enabled": ""}
         for n in self.signal_names:
             kind, _, rest = n.partition(".")
             if kind == "energy":
@@ -255,10 +257,29 @@ class Model:
         ccols = np.zeros((len(cands), width), np.int64)
         for i, x in enumerate(cols):
             ccols[i, :len(x)] = x
+        swi, swf = self._build_switches(scene, cands)
         return dict(ci=np.array([c.ints for c in cands], np.int64).reshape(len(cands), codes.N_CI),
+                    swi=swi, swf=swf, switched=np.nonzero(swi[:, codes.SWI_KIND])[0].astype(np.int64),
                     cf=np.array([c.floats for c in cands], float).reshape(len(cands), codes.N_CF),
                     verts=np.array(verts, float).reshape(len(verts), 2),
                     ccols=ccols, ccn=np.array([len(x) for x in cols], np.int64))
+
+    def _build_switches(self, scene, cands):
+        """SWI_*, SWF_* rows of every candidate (a scene contact's switch applies to all its points)."""
+        swi = np.zeros((len(cands), codes.N_SWI), np.int64)
+        swf = np.zeros((len(cands), codes.N_SWF))
+        swi[:, codes.SWI_BODY] = -1
+        for k, c in enumerate(cands):
+            sw = scene.contacts[c.owner].switch if c.owner >= 0 else None
+            if sw is None:
+                continue
+            ref = sw.reference
+            body = -1 if ref is None or ref.body in (None, "world") else self.body_index[ref.body]
+            point = (0.0, 0.0) if ref is None else ref.point
+            axis = np.asarray(sw.axis, float) / np.linalg.norm(sw.axis)
+            swi[k] = [codes.SWITCH_KINDS[sw.when], body, int(bool(sw.approaching))]
+            swf[k] = [point[0], point[1], axis[0], axis[1]]
+        return swi, swf
 
     def _build_forces(self, scene):
         springs, sfl, jsi, jsf, fi, ff = [], [], [], [], [], []

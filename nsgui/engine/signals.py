@@ -1,7 +1,7 @@
 """Where each signal sits in a recorded row, computed once per model.
 
 A row is [t, q (nq), v (nq), energies (N_ENERGY), per contact (gap, pn, pt, status, fn, ft), u (one
-per actuator), the controllers' signals]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
+per actuator), the controllers' signals, the enabled flags of switched contacts]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
 a tuple of ints), the simulator reads gap and status columns with them, and every name-based reader
 (recorder, views, exports) gets the same order from `names`.
 """
@@ -26,27 +26,30 @@ class SignalLayout(NamedTuple):
     contacts: int   # first contact column; contact c's signals start at contacts + N_CONTACT_SIGNALS c
     actuators: int  # first actuator input column
     controllers: int  # first controller signal column
+    switches: int   # first column of the enabled flags of switched contacts
     width: int      # number of signals
 
     @classmethod
-    def of(cls, nq, ncontacts, nactuators, ncontroller_signals=0):
+    def of(cls, nq, ncontacts, nactuators, ncontroller_signals=0, nswitches=0):
         q = T_COLUMN + 1
         v = q + nq
         energy = v + nq
         contacts = energy + N_ENERGY
         actuators = contacts + N_CONTACT_SIGNALS * ncontacts
         controllers = actuators + nactuators
-        return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, controllers,
-                   controllers + ncontroller_signals)
+        switches = controllers + ncontroller_signals
+        return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, controllers, switches,
+                   switches + nswitches)
 
     @staticmethod
-    def names(coords, contacts, actuators, controller_signals=()):
+    def names(coords, contacts, actuators, controller_signals=(), switched=()):
         """Signal names in row order: t, q.<coord>, v.<coord>, energy.<e>, contact.<c>.<s>, u.<actuator>,
-        controller.<block>.<signal>."""
+        controller.<block>.<signal>, contact.<c>.enabled (switched contacts)."""
         return (["t"] + [f"q.{c}" for c in coords] + [f"v.{c}" for c in coords]
                 + [f"energy.{e}" for e in ENERGY_SIGNALS]
                 + [f"contact.{c}.{k}" for c in contacts for k in CONTACT_SIGNALS]
-                + [f"u.{a}" for a in actuators] + list(controller_signals))
+                + [f"u.{a}" for a in actuators] + list(controller_signals)
+                + [f"contact.{c}.enabled" for c in switched])
 
     def contact_column(self, c, signal):
         """Column of contact c's signal ("gap", "pn", "pt", "status", "fn" or "ft")."""

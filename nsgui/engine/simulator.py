@@ -229,6 +229,22 @@ class Simulator:
                 d.u[c.index] = min(max(u, -lim), lim)
                 c.next_sample = t + (c.period if c.period else self.model.dt)
 
+    def set_contact_enabled(self, contact, enabled):
+        """Switch a scene contact with `"switch": {"when": "controller"}` on or off (every point of it);
+        the flag is state (snapshots and resume keep it) and recorded as `contact.<name>.enabled`."""
+        m = self.model
+        cands = [k for k, owner in enumerate(m.contact_owner)
+                 if owner >= 0 and m.scene.contacts[owner].name == contact]
+        if not cands:
+            raise KeyError(f"no contact named {contact!r}")
+        if any(m.arrays.swi[k, codes.SWI_KIND] != codes.SW_CONTROLLER for k in cands):
+            raise ValueError(f"contact {contact!r} is not switched by a controller "
+                             "(its scene `switch` must be {\"when\": \"controller\"})")
+        off = len(m.actuator_names) + m.ncontacts
+        for k in cands:
+            self._data.ctrl[off + k] = 1.0 if enabled else 0.0
+        st.state_row(*self._args, self._row, False)
+
     # ------------------------------------------------------------------ stepping
     def step(self):
         """One time step; returns the new signal row."""

@@ -4,6 +4,7 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
   control          the controller blocks due write the actuator inputs d.u (control/kernel.py)
   free_velocity    forces and iteration matrix Ŵ = M - hθ ∂F/∂v - h²θ² ∂F/∂q at the start of the step
                    (one Newton iteration) and the free velocity
+  update_switches  contacts switched during a run: which may close in this step
   activate_contacts  activation y + γ h y' <= 0 at the start of the step, and the active contact rows
   solve_contact_problem  the one-step LCP (or 2-D friction-contact problem) in the percussions over
                    the step, Newton's law in its right-hand side: v_k+1 and the percussions
@@ -28,12 +29,13 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     FS_ACTIVATION, FS_GAMMA, FS_H, FS_IMPACT, FS_PROJ_TOL, FS_REST_V, FS_STICK, FS_THETA, FS_TOL,
                     IMPACT, IS_CONST_F, IS_CONST_M, IS_IMPLICIT, IS_MAXIT, IS_PROJECTION, IS_SOLVER, N_CONTACT_SIGNALS,
                     NOT_FINITE, OK, OPEN, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
-                    SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, ST_BADVALUE, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
+                    SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
+                    SWI_KIND, ST_BADVALUE, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL)
 from .contact_rows import contact_rows, delassus_lu, delassus_sparse, densify, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
-from .dynamics import damper_power
+from .dynamics import damper_power, point_world
 from .evaluation import evaluate, force_jacobians
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
 from .signals import T_COLUMN
@@ -67,6 +69,7 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
         code, col = check_state(d.vfree, m.layout.v, d.stats)
         if code != OK:
             return code, step, col
+        update_switches(m, d)
         nact, fric = activate_contacts(m, d)
         code, cand = solve_contact_problem(m, d, nact, fric)
         if code != OK:
@@ -136,6 +139,30 @@ def free_velocity(m, d):
 
 
 @njit(cache=True)
+def update_switches(m, d):
+    """Switched contacts (scene `switch`): an `ahead` contact is enabled when its point on a is ahead of
+    its reference point along its axis (and, if asked, approaching: normal velocity < 0), and stays
+    enabled while it is closed (gap within the projection tolerance, or pushed in the last step);
+    `controller` ones keep the flag a controller set. The flags (Data.ctrl) are state."""
+    switched = m.switched
+    if switched.shape[0] == 0:
+        return
+    swi, swf, ctrl, kin = m.swi, m.swf, d.ctrl, d.kin
+    off = m.ai.shape[0] + m.ci.shape[0]
+    tol = m.fs[FS_PROJ_TOL]
+    for k in range(switched.shape[0]):
+        c = switched[k]
+        if swi[c, SWI_KIND] != SW_AHEAD:
+            continue
+        rx, ry = point_world(swi[c, SWI_BODY], swf[c, SWF_PX], swf[c, SWF_PY], kin.pos, kin.ang)
+        ahead = (d.pa[c, 0] - rx) * swf[c, SWF_AX] + (d.pa[c, 1] - ry) * swf[c, SWF_AY] > 0.0
+        if swi[c, SWI_APPROACH] != 0 and d.un[c] >= 0.0:
+            ahead = False
+        closed = d.gap[c] <= tol or d.lamN[c] > 0.0
+        ctrl[off + c] = 1.0 if ahead or (ctrl[off + c] != 0.0 and closed) else 0.0
+
+
+@njit(cache=True)
 def activate_contacts(m, d):
     """Activation and contact rows: the candidates closing within the step (gap + γ h U <= threshold at
     its start) enter the problem, in d.act, with their sparse normal and tangent rows in d.HN, d.HT.
@@ -146,7 +173,10 @@ def activate_contacts(m, d):
     gap, un, nrm, pa, pb, act, fric, HN, HT = d.gap, d.un, d.nrm, d.pa, d.pb, d.act, d.fric, d.HN, d.HT
     nact = 0
     anyfric = False
+    enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
     for c in range(gap.shape[0]):
+        if enabled[c] == 0.0:  # a switched-off contact: the bodies pass through each other
+            continue
         # standard rule y + γ h y' <= 0; with projection a closed contact (gap ~ 0 after the
         # projection) stays in the problem while separating, so its neighbours cannot push it through
         uact = un[c] if projection == 0 or un[c] < 0.0 else 0.0
@@ -324,16 +354,17 @@ def project_positions(m, d, upot):
     n, nc = q.shape[0], gap.shape[0]
     const_M = m.isets[IS_CONST_M] != 0
     maxc = max(ccols.shape[1], 1)
+    enabled = d.ctrl[m.ai.shape[0] + nc:]
     for _ in range(4):
         gmin = 0.0
         for c in range(nc):
-            if gap[c] < gmin:
+            if gap[c] < gmin and enabled[c] != 0.0:
                 gmin = gap[c]
         if gmin > -m.fs[FS_PROJ_TOL]:
             break
         mp = 0
         for c in range(nc):
-            if gap[c] < -gmin + 1e-12:
+            if gap[c] < -gmin + 1e-12 and enabled[c] != 0.0:
                 act[mp] = c
                 mp += 1
         pcols = np.zeros((mp, maxc), np.int64)
@@ -378,8 +409,9 @@ def record_step(m, d, rows, step, upot, record):
     rows[step]. Returns (NOT_FINITE, column or -1) if a recorded value, the energy or a gap is not
     finite (no such row is ever handed out), else (OK, -1)."""
     gap, stats = d.gap, d.stats
+    enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
     for c in range(gap.shape[0]):
-        if gap[c] < stats[ST_MINGAP]:
+        if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
             stats[ST_MINGAP] = gap[c]
     if record:
         kin = 0.5 * d.v @ (d.M @ d.v)
@@ -460,6 +492,9 @@ def write_row(m, d, row, kin, upot):
         k += N_CONTACT_SIGNALS
     for i in range(lay.nactuators):
         row[lay.actuators + i] = ctrl[i]  # the applied inputs
+    off = lay.nactuators + gap.shape[0]
+    for k in range(m.switched.shape[0]):
+        row[lay.switches + k] = ctrl[off + m.switched[k]]
     ki = m.ki
     for b in range(ki.shape[0]):
         sig0, _s0 = block_segment(ki, b)

@@ -262,6 +262,17 @@ SHAPE_REF = ObjectSpec("ShapeRef", [
     Field("obstacle", "string", doc_default="—", help="an obstacle's name, instead of `body` and `shape`"),
 ], help="one side of a contact: a shape of a body, or an obstacle")
 
+CONTACT_SWITCH = ObjectSpec("ContactSwitch", [
+    Field("when", "enum", default="ahead", choices=("ahead", "controller"),
+          help="`ahead`: the contact may close when its point on `a` is ahead of `reference` along `axis` "
+               "(and, with `approaching`, moving toward the surface); `controller`: a controller or "
+               "`Simulator.set_contact_enabled` switches it"),
+    Field("reference", "object", nullable=True, of="PointRef",
+          help="the point the contact point must be ahead of (a body's point moves with it); null: the world origin"),
+    _vec("axis", (1.0, 0.0), nonzero=True, help="the direction of \"ahead\", world frame (normalized on load)"),
+    Field("approaching", "boolean", default=True, help="also require the contact point to move toward the surface"),
+], help="a contact enabled and disabled during a run; a closed contact stays enabled while it is closed")
+
 CONTACT = ObjectSpec("Contact", [
     _name(help="signals `contact.<name>.gap`, `.pn`, `.pt`, `.fn`, `.ft`, `.status`"),
     Field("a", "object", required=True, of="ShapeRef", keys=("body", "shape"), init={},
@@ -276,6 +287,8 @@ CONTACT = ObjectSpec("Contact", [
     _num("tangential_restitution", ge=0, le=1,
          help="e_T of a friction impact: a contact point that sticks through an impact leaves with "
               "U_T⁺ = −e_T U_T⁻ (0: the standard Moreau–Jean law)"),
+    Field("switch", "object", nullable=True, of="ContactSwitch",
+          help="null: always enabled; else when the contact may close during a run (signal `contact.<name>.enabled`)"),
 ], label="contact", help="a unilateral contact with restitution and friction")
 
 POINT_REF = ObjectSpec("PointRef", [
@@ -378,11 +391,11 @@ SCENE = ObjectSpec("Scene", [
 
 # every spec by name, nested ones first (the order the dataclasses are made in)
 SPECS: dict[str, ObjectSpec] = {s.name: s for s in (
-    SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, CONTACT, POINT_REF, FORCE, TRAJECTORY, CONTROLLER,
+    SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, POINT_REF, CONTACT_SWITCH, CONTACT, FORCE, TRAJECTORY, CONTROLLER,
     ACTUATOR, CONTROLLER_BLOCK, INITIAL, SETTINGS, SCENE)}
 
 __all__ = ["Field", "FieldList", "ObjectSpec", "TypedSpec", "TypeSpec", "SPECS", "FORMAT_TAG", "VERSION", "SCENE", "BODY",
-           "SHAPE", "JOINT", "JOINT_LIMITS", "OBSTACLE", "SHAPE_REF", "CONTACT", "POINT_REF", "FORCE", "CONTROLLER",
+           "SHAPE", "JOINT", "JOINT_LIMITS", "OBSTACLE", "SHAPE_REF", "CONTACT", "CONTACT_SWITCH", "POINT_REF", "FORCE", "CONTROLLER",
            "TRAJECTORY", "CONTROLLER_BLOCK", "ACTUATOR", "INITIAL", "SETTINGS", "MAX_MAGNITUDE", "MIN_DT", "MAX_DURATION", "MAX_STEPS", "MIN_TOLERANCE",
            "MAX_ITERATIONS", "MAX_IMPACT_THRESHOLD"]
 

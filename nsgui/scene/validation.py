@@ -17,7 +17,7 @@ import numpy as np
 
 from .controller_types import PER_ACTUATOR
 from .mass_properties import body_mass_properties
-from .schema import (ACTUATOR, BODY, CONTACT, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
+from .schema import (ACTUATOR, BODY, CONTACT, CONTACT_SWITCH, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
                      MAX_ITERATIONS, MAX_MAGNITUDE, MAX_STEPS, MIN_TOLERANCE, OBSTACLE, POINT_REF, SCENE, SETTINGS,
                      SHAPE, SHAPE_REF, SPECS, VERSION)
 
@@ -554,7 +554,7 @@ def _check_settings(c: _Checker, d, path, _f=None):
 _OBJECT_CHECKS = {
     "Shape": _check_shape, "Body": _check_body, "JointLimits": _check_plain(JOINT_LIMITS), "Joint": _check_joint,
     "Obstacle": _check_obstacle, "ShapeRef": _check_shaperef, "Contact": _check_plain(CONTACT),
-    "PointRef": _check_plain(POINT_REF), "ForceElement": _check_force, "Controller": _check_controller,
+    "PointRef": _check_plain(POINT_REF), "ContactSwitch": _check_plain(CONTACT_SWITCH), "ForceElement": _check_force, "Controller": _check_controller,
     "Trajectory": _check_trajectory, "ControllerBlock": _check_controller_block,
     "Actuator": _check_plain(ACTUATOR), "Initial": _check_initial, "Settings": _check_settings,
 }
@@ -683,6 +683,10 @@ def _cross_check(c: _Checker, s: dict) -> None:
             if tb is not None and tb not in CONTACT_B_TYPES:
                 c.add(f"{p}.b.shape", f"unsupported contact pair {ta or '?'} vs {tb}: the second shape (b) "
                                       f"must be one of {', '.join(CONTACT_B_TYPES)} or an obstacle")
+        sw = ct.get("switch")
+        if sw and sw.get("reference") and sw["reference"]["body"] not in (None, "world") \
+                and sw["reference"]["body"] not in bodies:
+            c.add(f"{p}.switch.reference.body", f"no body named {_short(sw['reference']['body'])}")
         e, law = ct.get("restitution"), ct.get("impact_law")
         if e is not None and law == "newton" and e > 1.0:
             c.add(f"{p}.restitution", f"Newton's e_N must be in [0, 1], not {_g(e)} "

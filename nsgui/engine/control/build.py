@@ -72,7 +72,7 @@ def build_controllers(scene, model, coord_of_actuator, coord_units):
         ai[i, codes.AI_BLOCK] = -1
         af[i, codes.AF_LIMIT] = np.inf if a.limit is None else a.limit
     ki, kf, kacts, kpar = [], [], [], []
-    ctrl = [0.0] * (na + nc)   # applied inputs, impact steps per contact
+    ctrl = [0.0] * (na + nc) + [1.0] * nc  # applied inputs, impact steps and enabled flag per contact
     infos, sig_names, sig_units = [], [], []
     implicit_any = False
     for bi, (name, type_, acts, period, delay, c, is_block) in enumerate(_blocks(scene)):
