@@ -19,7 +19,7 @@ from .validation import Problem, SceneError, check_scene_dict, joint_coordinates
 
 __all__ = [
     "Scene", "Body", "Shape", "Joint", "JointLimits", "Obstacle", "ShapeRef", "Contact", "ForceElement",
-    "PointRef", "Actuator", "Controller", "ControllerBlock", "Trajectory", "Initial", "Settings", "Problem", "SceneError",
+    "PointRef", "ContactSwitch", "Actuator", "Controller", "ControllerBlock", "Trajectory", "Initial", "Settings", "Problem", "SceneError",
     "scene_from_dict", "scene_to_dict", "load_scene", "loads_scene", "dumps_scene", "save_scene",
     "validate_scene", "coordinate_names", "sorted_joints", "joint_coordinates", "body_mass_properties",
     "FORMAT_TAG", "VERSION",
@@ -80,6 +80,7 @@ Joint = _CLASSES["Joint"]
 Obstacle = _CLASSES["Obstacle"]
 ShapeRef = _CLASSES["ShapeRef"]
 Contact = _CLASSES["Contact"]
+ContactSwitch = _CLASSES["ContactSwitch"]
 PointRef = _CLASSES["PointRef"]
 ForceElement = _CLASSES["ForceElement"]
 Controller = _CLASSES["Controller"]
