@@ -21,6 +21,7 @@ from nsgui.examples import default_scene, example_path, example_names, scenes_di
 from nsgui.views.document import SceneDocument
 from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
 from nsgui.views.plots import PlotPanel
+from nsgui.views.readouts import ControllerReadouts
 from nsgui.views.scene_tree import SceneTree
 from nsgui.views.sim_controller import SimulationController
 from nsgui.views.view3d import View3D
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.plots = PlotPanel(self.controller)
         self.signal_tree = SignalTree(self.controller, self.plots)
         self.events = EventsPanel(self.controller)
+        self.readouts = ControllerReadouts(self.controller)
         self.scene_tree = SceneTree(self.document)
         self.scene_tree.message = self.post
         self.docks = {}
@@ -80,9 +82,11 @@ class MainWindow(QMainWindow):
         self._add_dock("Plots", self.plots, Qt.RightDockWidgetArea)
         self._add_dock("Events", self.events, Qt.BottomDockWidgetArea)
         self._add_dock("Messages", self.messages, Qt.BottomDockWidgetArea)
+        self._add_dock("Controllers", self.readouts, Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["Scene"], self.docks["Signals"])
         self.docks["Scene"].raise_()
         self.tabifyDockWidget(self.docks["Events"], self.docks["Messages"])
+        self.tabifyDockWidget(self.docks["Messages"], self.docks["Controllers"])
         self.docks["Events"].raise_()
         # at the default size the central tabs keep room for the editor's canvas beside its
         # inspector, and the Events list shows several rows
@@ -102,6 +106,8 @@ class MainWindow(QMainWindow):
         self.document.fileUsed.connect(self._add_recent)  # opened or saved, by the window or the editor
         self.controller.historyAppended.connect(self._history_grew)
         self.controller.historyReset.connect(self._history_grew)
+        self.controller.historyReset.connect(self._show_readouts)
+        self._readouts_for = None  # the scene whose controllers' readouts were brought forward
         self.controller.cursorChanged.connect(self._cursor_moved)
         self.controller.statsChanged.connect(self._update_status)
         self.controller.runningChanged.connect(self._running_changed)
@@ -546,6 +552,15 @@ class MainWindow(QMainWindow):
             return True
         self._last_update[key] = now
         return False
+
+    def _show_readouts(self):
+        """A scene with controller signals brings its readouts forward once (the user may then
+        choose another tab)."""
+        m = self.controller.model
+        key = getattr(getattr(m, "scene", None), "name", None)
+        if self.readouts.topLevelItemCount() and key != self._readouts_for:
+            self.docks["Controllers"].raise_()
+        self._readouts_for = key
 
     def _history_grew(self):
         if self._throttled("slider"):
