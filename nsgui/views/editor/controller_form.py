@@ -20,6 +20,9 @@ from .commands import EditRefused
 from .fields import BIG, BoolField, ChoiceField, NamesField, NumberField, TextField
 
 HOLD = "(hold the initial value)"
+# a string parameter naming an item of the scene (its declared doc_type): chosen from those items
+NAMED = {"body name": lambda s: [b.name for b in s.bodies], "contact name": lambda s: [c.name for c in s.contacts],
+         "joint name": lambda s: [j.name for j in s.joints], "actuator name": lambda s: [a.name for a in s.actuators]}
 NONE = "(none)"
 
 
@@ -178,6 +181,11 @@ class Rows:
             self.add(BoolField(self.ins, get, put, label), f)
         elif f.kind == "enum":
             self.add(ChoiceField(self.ins, get, put, label, [(c, c) for c in f.choices]), f)
+        elif f.kind == "string" and f.doc_type in NAMED:
+            names = NAMED[f.doc_type](self.scene())
+            current = get(self.scene())
+            names += [current] if current and current not in names else []
+            self.add(ChoiceField(self.ins, get, put, label, [(n, n) for n in names]), f)
         elif f.kind in ("string", "name"):
             self.add(TextField(self.ins, get, put, label), f)
         elif f.kind == "vec2":

@@ -195,3 +195,20 @@ def test_the_scene_tree_adds_and_removes_blocks(arm):
     assert [a.text() for a in remove] == ["Remove controller computed_torque"]
     remove[0].trigger()
     assert doc.scene.controllers == []
+
+
+def test_the_tracking_scheme_form_names_scene_items_from_the_scene(window):
+    w, doc = window, window.document
+    doc.set_scene(load_scene(example_path("two_link_tracking")))
+    name = doc.scene.controllers[0].name
+    w.editor.canvas.set_selection([("controller", name)])
+    body, contact = _field(w, "body"), _field(w, "contact")
+    assert [body.combo.itemText(k) for k in range(body.combo.count())] == ["link1", "link2"]
+    assert [contact.combo.itemText(k) for k in range(contact.combo.count())] == ["tip_ground"]
+    assert body.combo.currentText() == "link2" and contact.combo.currentText() == "tip_ground"
+    gamma2 = _field(w, "gamma2")
+    assert "γ₂" in _inspector(w).form.labelForField(gamma2.widget).toolTip()
+    gamma2.spin.setValue(60.0)
+    assert doc.scene.controllers[0].gamma2 == 60.0
+    doc.undo_stack.undo()
+    assert doc.scene.controllers[0].gamma2 == 30.0
