@@ -122,7 +122,17 @@ def map_state(state, src, dst):
     external = {a: t for a, t in state.external_next.items() if a in dst.actuator_names}
     return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
                                ctrl=ctrl, stats=np.array(state.stats, dtype=float, copy=True),
-                               row=None, external_next=external)
+                               row=None, external_next=external, user_state=_user_states(state, src, dst))
+
+
+def _user_states(state, src, dst):
+    """The kept states of the `python` blocks that dst runs with the same class (edited parameters
+    apply on restore); the others start afresh."""
+    def classes(m):
+        return {b.name: (b.user.cls.__module__, b.user.cls.__qualname__) for b in m.controller_blocks
+                if b.user is not None}
+    old, new = classes(src), classes(dst)
+    return {n: kept for n, kept in state.user_state.items() if n in new and old.get(n) == new[n]}
 
 
 _ITEMS = (("body", "bodies", lambda m: [b.name for b in m.scene.bodies], "from its initial state"),

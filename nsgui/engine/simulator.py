@@ -10,18 +10,8 @@ from .codes import STATUS_NAMES
 from .arrays import new_data, to_struct
 from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
-
-
-class SimulationError(RuntimeError):
-    """A numerical failure: the message names the time and the contact, or for a blow-up the signal
-    (`q.<coord>`, `v.<coord>`...) and its body; the state before it is kept."""
-
-    def __init__(self, message, t=None, contact=None, signal=None, body=None):
-        super().__init__(message)
-        self.t = t
-        self.contact = contact
-        self.signal = signal
-        self.body = body
+from .control.python_block import PythonBlock
+from .errors import ControllerError, SimulationError  # noqa: F401 (both are this module's API)
 
 
 @dataclass
@@ -49,12 +39,14 @@ class SimState:
     row: np.ndarray = field(default=None)
     # next sample time of each Python controller, by actuator name (they live outside the kernel)
     external_next: dict = field(default_factory=dict)
+    # each `python` block's state, by block name: (pickled attributes, events it has not seen yet)
+    user_state: dict = field(default_factory=dict)
 
     def copy(self):
         return SimState(self.t, self.q.copy(), self.v.copy(), self.energy.copy(), self.lamN.copy(),
                         self.lamT.copy(), self.status.copy(), self.u.copy(), self.ctrl.copy(),
                         self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
-                        dict(self.external_next))
+                        dict(self.external_next), dict(self.user_state))
 
 
 _STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats")
@@ -70,19 +62,20 @@ def pack_states(states):
     for k, s in enumerate(states):
         block[k, 0] = s.t
         np.concatenate([getattr(s, n) for n in names], out=block[k, 1:])
-    return names, sizes, block, [s.step_count for s in states], [s.external_next for s in states]
+    return (names, sizes, block, [s.step_count for s in states], [s.external_next for s in states],
+            [s.user_state for s in states])
 
 
 def unpack_states(packed):
     """The SimStates of pack_states (their arrays are views of one copy of the block)."""
-    names, sizes, block, step_counts, external = packed
+    names, sizes, block, step_counts, external, user = packed
     out = []
-    for b, count, ext in zip(block.copy(), step_counts, external):
+    for b, count, ext, us in zip(block.copy(), step_counts, external, user):
         fields, k = {}, 1
         for name, size in zip(names, sizes):
             fields[name] = b[k:k + size]
             k += size
-        out.append(SimState(t=float(b[0]), step_count=count, external_next=ext, **fields))
+        out.append(SimState(t=float(b[0]), step_count=count, external_next=ext, user_state=us, **fields))
     return out
 
 
@@ -94,7 +87,9 @@ class Simulator:
         self.signal_names = list(model.signal_names)
         self._layout = model.layout
         self._events = []
+        self._events_dropped = 0  # events trimmed from the front of _events (they stay bounded)
         self._external = []
+        self._python = [PythonBlock(info, model) for info in model.controller_blocks if info.user is not None]
         # snapshots taken by the kernel: [next due time, interval (0 = off), count in this call]
         self._snap_clock = np.array([np.inf, 0.0, 0.0])
         self._status_cols = None  # columns of the contact statuses in a row (set on first use)
@@ -116,6 +111,8 @@ class Simulator:
         d.stats[codes.ST_MINGAP] = min(0.0, gap.min()) if m.ncontacts else 0.0
         self._events.clear()
         self._restart_snapshot_clock()
+        for b in self._python:  # a fresh instance of each user controller, started at t0
+            b.start(self)
 
     @property
     def t(self):
@@ -134,7 +131,8 @@ class Simulator:
         return SimState(self.t, d.q.copy(), d.v.copy(), d.energy.copy(), d.lamN.copy(), d.lamT.copy(),
                         d.status.copy(), d.u.copy(), d.ctrl.copy(), d.stats.copy(), self.step_count,
                         self._row.copy(),
-                        {self.model.actuator_names[c.index]: c.next_sample for c in self._external})
+                        {self.model.actuator_names[c.index]: c.next_sample for c in self._external},
+                        {b.name: b.state() for b in self._python})
 
     def set_state(self, state: SimState):
         """Continue from a snapshot (possibly taken from a simulator of an edited scene)."""
@@ -157,6 +155,8 @@ class Simulator:
             c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
         st.state_row(*self._args, self._row, False)
         self._restart_snapshot_clock()
+        for b in self._python:  # a block the snapshot does not know starts afresh
+            b.restore(self, state.user_state.get(b.name))
 
     # ------------------------------------------------------------------ snapshots
     def snapshot_every(self, interval):
@@ -194,6 +194,8 @@ class Simulator:
         Python controllers' next sample times do not change inside a kernel call)."""
         sizes = self._snapshot_sizes()
         external_next = {self.model.actuator_names[c.index]: c.next_sample for c in self._external}
+        # constant inside a kernel call too (run() adds the events each snapshot's time has seen)
+        user = {b.name: b.state() for b in self._python}
         for b in buf[: int(self._snap_clock[2])].copy():  # one copy; each state's arrays view its row
             step = int(b[0])
             parts, k = [], 2
@@ -202,7 +204,7 @@ class Simulator:
                 k += size
             row = rows[step].copy() if len(rows) > step else None
             self._snapshots.append(SimState(float(b[1]), *parts, step_count0 + step + 1, row,
-                                            dict(external_next)))
+                                            dict(external_next), dict(user)))
 
     # ------------------------------------------------------------------ controllers
     def set_controller(self, actuator, law, period=None):
@@ -216,8 +218,12 @@ class Simulator:
         self._data.dudv[i] = 0.0
 
     def _sample_controllers(self):
-        """The Python laws due write their actuator's input (the control seam: Data.u, held)."""
+        """The Python laws due write their actuator's input (the control seam: Data.u, held), the
+        `python` blocks due their inputs, signals and next sample time."""
         t, d = self.t, self._data
+        for b in self._python:
+            if b.due(t, d):
+                b.sample(self)
         for c in self._external:
             if t >= c.next_sample - 1e-9 * self.model.dt:
                 u = float(c.law(t, d.q.copy(), d.v.copy(), self.model))
@@ -253,24 +259,43 @@ class Simulator:
     def run(self, nsteps, record=True):
         """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
 
-        On a numerical failure raises SimulationError. On any failure (a Python control law's
+        On a numerical failure raises SimulationError; an exception in a `python` block's code,
+        ControllerError (with the user's traceback). On any failure (a Python control law's
         exception too) the rows computed before it are in `err.rows` and the simulator holds the
         last good state.
         """
-        if not self._external:
+        if not self._external and not self._python:
             return self._run(nsteps, record)
+        samplers = self._python + self._external
         chunks, done = [], 0
         try:
             while done < nsteps:
                 self._sample_controllers()
-                k = min(nsteps - done, steps_until_next_sample(self._external, self.t, self.model.dt))
-                chunks.append(self._run(k, record))
+                k = min(nsteps - done, steps_until_next_sample(samplers, self.t, self.model.dt, self._data))
+                if self._python:
+                    chunks.append(self._run_seen(k, record))
+                else:
+                    chunks.append(self._run(k, record))
                 done += k
         except Exception as e:  # a failing step or a failing Python law: keep the rows made before it
             tail = getattr(e, "rows", np.empty((0, len(self.signal_names))))
             e.rows = np.vstack(chunks + [tail]) if record else tail
             raise
-        return np.vstack(chunks) if record else np.empty((0, len(self.signal_names)))
+        return np.vstack(chunks) if record and chunks else np.empty((0, len(self.signal_names)))
+
+    def _run_seen(self, nsteps, record):
+        """_run, then the new events go to each `python` block's unseen events, and to the kept
+        snapshots' copies of them (those up to each snapshot's time)."""
+        n_events, n_snaps = len(self._events) + self._events_dropped, len(self._snapshots)
+        try:
+            return self._run(nsteps, record)
+        finally:
+            new = self._events[max(0, n_events - self._events_dropped):]
+            for s in self._snapshots[n_snaps:]:
+                seen = [e for e in new if e.t <= s.t]
+                s.user_state = {name: (data, events + tuple(seen)) for name, (data, events) in s.user_state.items()}
+            for b in self._python:
+                b.pending += new
 
     def _run(self, nsteps, record=True):
         """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
@@ -366,6 +391,7 @@ class Simulator:
             self._events.append(Event(float(t[k]), kind, m.contact_names[c]))
         if len(self._events) > 200000:  # bounded: the oldest are the least useful in a live view
             del self._events[:100000]
+            self._events_dropped += 100000
 
     def pop_events(self):
         ev, self._events = self._events, []

@@ -215,4 +215,17 @@ declare("standing", [
              Signal("precompensation", "input", "g1(q_d) − r'_μ1d", per_actuator=True),
              Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)")))
 
+# ---------------------------------------------------------------- user code
+# Its parameters and signals are the class's (nsgui.Controller), read when the scene is compiled:
+# loading a scene never imports the module (nsgui/engine/control/python_block.py).
+declare("python", [
+    Field("module", "string", required=True, init="",
+          help="the .py file (relative to the scene file's folder) or a dotted module name"),
+    Field("class_name", "string", required=True, init="", help="the nsgui.Controller subclass in it"),
+    Field("params", "params", default={}, doc_type="{name: value}",
+          help="values of the class's declared parameters (checked when the scene is compiled)"),
+], block=True,
+    help="a controller written in Python (docs/controllers.md); running it needs consent: "
+         "`nsgui run --allow-code`, a question in the window")
+
 __all__ = ["Signal", "Overlay", "SIGNALS", "BLOCK_SIGNALS", "OVERLAYS", "PER_ACTUATOR", "declare", "signals_of"]

@@ -30,7 +30,7 @@ __all__ = [
 
 _TYPE_NAMES = {"number": "float", "integer": "int", "boolean": "bool", "string": "str", "name": "str",
                "enum": "str", "color": "str", "const": "str", "vec2": "list", "polygon": "list", "list": "list",
-               "map": "dict", "numbers": "list", "names": "list"}
+               "map": "dict", "numbers": "list", "names": "list", "params": "dict"}
 
 
 def _attribute(f, classes):

@@ -35,7 +35,7 @@ _SAME = object()  # Field.init: the dataclass default is the file default
 
 # The kinds of value a field holds; validation.py has one check per kind.
 KINDS = ("const", "number", "integer", "boolean", "string", "name", "enum", "vec2", "color", "polygon",
-         "object", "list", "map", "numbers", "names")
+         "object", "list", "map", "numbers", "names", "params")
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def type_text(f: Field) -> str:
         text = {"boolean": "bool", "string": "str", "name": "str (a name)", "vec2": "[x, y]", "color": '"#rrggbb"',
                 "polygon": "list of [x, y]", "map": "{name: float}", "const": f"`{json.dumps(f.default)}`",
                 "list": f"list of {f.of}", "object": str(f.of), "numbers": "list of float",
-                "names": "list of names"}[k]
+                "names": "list of names", "params": "{name: value}"}[k]
     return text + (" or null" if f.nullable else "")
 
 

@@ -283,6 +283,8 @@ class _Checker:
             return _BAD if pts is None else pts
         if k == "map":
             return _check_coord_map(self, v, path)
+        if k == "params":
+            return _check_params(self, v, path)
         if k == "numbers":
             vals = [self.num(x, f"{path}[{i}]", gt=f.gt, ge=f.ge, le=f.le) for i, x in enumerate(self.listof(v, path))]
             return _BAD if any(x is _BAD for x in vals) else vals
@@ -527,6 +529,23 @@ def _check_coord_map(c: _Checker, d, path):
         x = c.num(v, f"{path}[{_short(k)}]")
         if x is not _BAD:
             out[k] = x
+    return out
+
+
+def _check_params(c: _Checker, d, path):
+    """A user controller's parameters, {name: JSON value}: only their shape here (loading runs no
+    code); names, kinds and ranges are checked against the class when the scene is compiled."""
+    if not isinstance(d, dict):
+        c.add(path, f"must be an object {{name: value}}, not {_kind(d)}")
+        return {}
+    out = {}
+    for k, v in d.items():
+        if not isinstance(k, str):
+            c.add(path, f"parameter names must be strings, not {_kind(k)}")
+        elif isinstance(v, dict):
+            c.add(f"{path}.{k}", "must be a number, boolean, string or list, not an object")
+        else:
+            out[k] = v
     return out
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from nsgui.scene.controller_types import signals_of
 from .. import codes
-from . import bno, computed_torque, constant, manipulator, pd, slotine_li, standing
+from . import bno, computed_torque, constant, manipulator, pd, python_block, slotine_li, standing
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Law:
     kind: int
     pack: object
     implicit: object = None   # controller -> whether its Jacobians may enter the iteration matrix
+    load: object = None       # user code: (controller, "controllers[k]") -> python_block.UserLaw
 
 
 LAWS = {
@@ -33,6 +34,8 @@ LAWS = {
     "bno": Law(codes.K_BNO, bno.pack),
     "manipulator": Law(codes.K_MANIPULATOR, manipulator.pack, manipulator.implicit),
     "standing": Law(codes.K_STANDING, standing.pack, standing.implicit),
+    # run between kernel calls (Simulator.run); its signals are its class's
+    "python": Law(codes.K_PYTHON, None, load=python_block.load),
 }
 
 
@@ -46,6 +49,7 @@ class ControllerInfo:
     labels: dict = field(default_factory=dict)          # signal name -> labels of its integer values
     segment: tuple = (0, 0)                              # (offset, size) in Data.ctrl
     index: int = 0
+    user: object = None                                  # a `python` block's UserLaw
 
 
 def _blocks(scene):
@@ -75,13 +79,15 @@ def build_controllers(scene, model, coord_of_actuator, coord_units):
     ctrl = [0.0] * (na + nc) + [1.0] * nc  # applied inputs, impact steps and enabled flag per contact
     infos, sig_names, sig_units = [], [], []
     implicit_any = False
-    for bi, (name, type_, acts, period, delay, c, is_block) in enumerate(_blocks(scene)):
+    blocks = _blocks(scene)
+    first_block = len(blocks) - len(scene.controllers)
+    for bi, (name, type_, acts, period, delay, c, is_block) in enumerate(blocks):
         law = LAWS[type_]
         idx = [names.index(a) for a in acts]
         coords = [int(ai[i, codes.AI_COORD]) for i in idx]
-        P, S, sig0 = law.pack(c, model, coords)
-        decl = signals_of(type_, is_block)
-        info = ControllerInfo(name, type_, list(acts), index=bi)
+        user = law.load(c, f"controllers[{bi - first_block}]") if law.load else None
+        decl = user.signals if user else signals_of(type_, is_block)
+        info = ControllerInfo(name, type_, list(acts), index=bi, user=user)
         for s in decl:
             for k, a in (enumerate(acts) if s.per_actuator else [(0, None)]):
                 n = f"controller.{name}.{s.name}" + (f".{a}" if a else "")
@@ -93,6 +99,7 @@ def build_controllers(scene, model, coord_of_actuator, coord_units):
                 sig_units.append(unit)
                 if s.labels:
                     info.labels[n] = s.labels
+        P, S, sig0 = ([], [], [0.0] * len(info.signals)) if user else law.pack(c, model, coords)
         if len(sig0) != len(info.signals):
             raise AssertionError(f"controller type {type_!r}: {len(sig0)} initial signals for "
                                  f"{len(info.signals)} declared")

@@ -9,7 +9,9 @@ with a delay, when their time comes.
 - Saturation: each input is clipped to its actuator's limit; a clipped input has no Jacobian.
 - Implicit: a block sampled every step without delay hands its Jacobians du/dq and du/dv to the
   iteration matrix (stepper.free_velocity), so stiff PD gains do not blow up the explicit way.
-- Inputs of actuators flagged in d.external are written by Python (Simulator.set_controller).
+- Inputs of actuators flagged in d.external are written by Python (Simulator.set_controller); a
+  `python` block (K_PYTHON) is sampled by Python between kernel calls, which writes d.u or pushes
+  into its delay queue: only the queue is popped here.
 
 The laws live one per file in this package; `_dispatch` is the one place that lists them.
 """
@@ -63,12 +65,13 @@ def apply_controllers(m, d, t):
     h = m.fs[FS_H]
     for b in range(ki.shape[0]):
         kind = ki[b, KI_KIND]
-        if kind == K_NONE or kind == K_PYTHON:
+        if kind == K_NONE:
             continue
         a0, na, c0, qmax = ki[b, KI_ACT0], ki[b, KI_NACT], ki[b, KI_C0], ki[b, KI_QMAX]
         period, delay = kf[b, KF_PERIOD], kf[b, KF_DELAY]
         tol = 1e-9 * (period if period > 0.0 else h)
-        if period <= 0.0 or t >= ctrl[c0 + KC_NEXT] - tol:
+        # a Python block samples between kernel calls (python_block.py); its delayed outputs wait here
+        if kind != K_PYTHON and (period <= 0.0 or t >= ctrl[c0 + KC_NEXT] - tol):
             u, dq, dv = d.kbuf_u[:na], d.kbuf_dq[:na], d.kbuf_dv[:na]
             u[:] = 0.0
             dq[:, :] = 0.0
