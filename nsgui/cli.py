@@ -39,6 +39,9 @@ def _parser():
                    help="record one step in N (rows 0, N, 2N…); the summary still covers every step")
     p.add_argument("--summary-json", help="write the run summary to this JSON file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--allow-code", action="store_true",
+                   help="run the scene's Python controllers (`python` blocks import and run code from "
+                        "the files they name: use only with scenes you trust)")
     return p
 
 
@@ -148,6 +151,7 @@ def _run(args, stop):
     from nsgui.scene import SceneError, load_scene
     from nsgui.engine.export import WriteError
     from nsgui.engine.simulate import RunTooLarge, configured_scene, human_bytes, simulate
+    from nsgui.engine.errors import ControllerError
     from nsgui.scene import validate_scene
     from nsgui.examples import resolve_scene
 
@@ -174,6 +178,8 @@ def _run(args, stop):
             raise SceneError(problems)
     except SceneError as e:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
+    from nsgui.engine.control.python_block import CodeRefused, Consent, set_consent
+    set_consent(Consent(os.path.dirname(os.path.abspath(args.scene)), bool(args.allow_code)))
     bar = _Progress(not args.quiet)
 
     def progress(fraction):
@@ -188,6 +194,12 @@ def _run(args, stop):
                           attrs={"scene": os.path.abspath(args.scene)})
     except SceneError as e:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
+    except CodeRefused as e:
+        return _fail(f"{args.scene}: {e.where}.module {e.module!r} is Python code: pass --allow-code to run it "
+                     "(only for scenes you trust)")
+    except ControllerError as e:  # importing or starting the user's code failed
+        sys.stderr.write(e.user_traceback)
+        return _fail(str(e), 1)
     except RunTooLarge as e:
         return _fail(f"--out {args.out}: this run would write about {human_bytes(e.nbytes)} ({e.rows:,} rows × "
                      f"{e.signals} signals), more than the {human_bytes(e.available)} free there; record one "
@@ -215,6 +227,7 @@ def _run(args, stop):
         print(f"cycle {c['cycle']:<10} {_cycle_line(c)}")
     kept = f"; the {s['rows']} rows so far are in {args.out}" if args.out else ""
     if s["failure"]:
+        sys.stderr.write(s.get("failure_traceback") or "")  # the user's code raised: where
         return _fail(f"stopped early: {s['failure']}{kept}", 1)
     if s["interrupted"]:
         return _fail(f"interrupted at t = {s['t_end']:.6g} s after {s['steps']} steps{kept}", stop.exit_code)

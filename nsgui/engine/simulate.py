@@ -195,7 +195,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
     residual = abs(first[0, res_col])
     cap = max(1, min(int(max_chunk), CALL_BYTES // (8 * len(model.signal_names))))
     k = min(cap, 64)  # the first call measures the speed
-    failure = None
+    failure = failure_traceback = None
     wall = 0.0
     done = 0
     while done < nsteps and not interrupted:
@@ -206,6 +206,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
         except SimulationError as e:
             rows = e.rows
             failure = str(e)
+            failure_traceback = getattr(e, "user_traceback", None)
         elapsed = time.perf_counter() - t0
         wall += elapsed
         if len(rows):
@@ -238,6 +239,8 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
     }
     if cycles is not None:
         summary["controller"] = cycles.summary()
+    if failure_traceback:  # an exception in a user controller: its code's traceback
+        summary["failure_traceback"] = failure_traceback
     if out is not None:
         summary["rows"] = sink.rows
         is_h5 = str(out).lower().endswith((".h5", ".hdf5"))

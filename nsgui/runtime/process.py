@@ -7,7 +7,9 @@ and bounded buffer) and forwards what it drains through a pipe; at most a few me
 so the child's bounded buffer still applies back-pressure and nothing is dropped.
 
 The child compiles the scene itself (from its dict), so only plain data crosses: scene dicts,
-SimState snapshots, signal rows, events.
+SimState snapshots, signal rows, events. A scene with user code (`python` controller blocks) comes
+with the window's consent to run it (a Consent, its files' hashes): the module is imported, and its
+`sample` runs, here.
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ def _child_factory(scene_dict):
     from nsgui.scene import scene_from_dict
     from nsgui.engine import Simulator, compile_scene
     return Simulator(compile_scene(scene_from_dict(scene_dict)))
+
+
+def _code_consent(model):
+    """The consent to run the model's user code (python blocks) that the child needs to compile the
+    scene again, or None: the window asked for it when it compiled (python_block.py)."""
+    if not any(getattr(b, "user", None) is not None for b in getattr(model, "controller_blocks", ())):
+        return None
+    from nsgui.engine.control.python_block import consent
+    return consent()
 
 
 def _child_main(conn, snapshot_interval):
@@ -63,7 +74,10 @@ def _child_main(conn, snapshot_interval):
                     continue
                 ncmd += 1
                 if cmd == "load":
-                    gen, scene_dict, state, running = args
+                    gen, scene_dict, state, running, code_consent = args
+                    if code_consent is not None:  # the window's consent to the scene's user code
+                        from nsgui.engine.control.python_block import set_consent
+                        set_consent(code_consent)
                     runner.load(scene_dict, state=state, running=running)
                     outbox.clear()  # rows of the old run: the window would drop them anyway
                 else:
@@ -179,7 +193,8 @@ class ProcessRunner:
         self._generation += 1
         if running is not None:
             self._running = running
-        self._send("load", self._generation, scene_to_dict(model.scene), state, bool(self._running))
+        self._send("load", self._generation, scene_to_dict(model.scene), state, bool(self._running),
+                   _code_consent(model))
         return self._generation
 
     def play(self):

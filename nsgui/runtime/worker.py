@@ -305,7 +305,7 @@ class SimRunner:
         except Exception as exc:  # bad model: report, keep the worker alive
             self.sim = None
             self._running = False
-            self._errors.append(f"cannot start the simulation: {exc}")
+            self._errors.append(f"cannot start the simulation: {exc}" + _user_traceback(exc))
 
     def _run_steps(self, sim, n):
         """Step n times outside the lock; returns rows, snapshots (row index in rows, t, state),
@@ -361,6 +361,14 @@ class SimRunner:
         t = getattr(exc, "t", None)
         t = sim.t if t is None else t
         msg = f"simulation stopped at t = {t:.6g} s: {exc}"
-        if type(exc).__name__ != "SimulationError":
+        if getattr(exc, "user_traceback", None):  # a user controller raised: its own frames
+            msg += _user_traceback(exc)
+        elif type(exc).__name__ not in ("SimulationError", "ControllerError"):
             msg += "\n" + traceback.format_exc(limit=3)
         return msg
+
+
+def _user_traceback(exc):
+    """The traceback of a user controller's code (ControllerError), on lines after the message."""
+    tb = getattr(exc, "user_traceback", "")
+    return "\n" + tb.rstrip("\n") if tb else ""

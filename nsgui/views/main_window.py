@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTab
 from nsgui import startup
 from nsgui.engine import codes
 from nsgui.examples import default_scene, example_path, example_names, scenes_dir
+from nsgui.views.code_consent import CodeConsent
 from nsgui.views.document import SceneDocument
 from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
 from nsgui.views.plots import PlotPanel
@@ -60,6 +61,8 @@ class MainWindow(QMainWindow):
         self.controller.message.connect(self.post)
         self._scene_obj = self.document.scene
         self._model_scene_dict = None  # the scene the running model was compiled from
+        self.code_consent = CodeConsent()  # answers to "run this scene's Python code?" (per file + hash)
+        self._ask_code = True  # False while opening a scene: the question waits for the first run
         self.menus = {}
         self._last_update = {}
 
@@ -392,7 +395,11 @@ class MainWindow(QMainWindow):
         if new_document:
             if self.controller.previous is not None:  # even if the new scene cannot run yet
                 self.controller.discard_previous()
-            self.reset_simulation()
+            self._ask_code = False  # opening runs no code: Play asks
+            try:
+                self.reset_simulation()
+            finally:
+                self._ask_code = True
         self._update_title()
         self._update_edit_hint()
 
@@ -414,13 +421,28 @@ class MainWindow(QMainWindow):
             self._refuse(f"Cannot {action}: the scene has problems", [str(p) for p in problems])
             return None
         from nsgui.engine import compile_scene
+        from nsgui.engine.control.python_block import CodeRefused
         scene = copy.deepcopy(self.document.scene)
-        try:
-            model = compile_scene(scene)
-        except Exception as exc:
-            self._refuse(f"Cannot {action}", str(exc).splitlines() or [repr(exc)])
-            return None
-        return model
+        path = self.document.path
+        self.code_consent.prepare(path)
+        while True:
+            try:
+                return compile_scene(scene)
+            except CodeRefused as exc:  # user code: ask once per file and content
+                if self.code_consent.decide(self, exc, path, ask=self._ask_code):
+                    continue
+                if self._ask_code or (exc.path, exc.digest) in self.code_consent.answers:
+                    self._refuse(f"Cannot {action}", [f"{exc.where}: you chose not to run the Python code "
+                                                      f"of {exc.path}"])
+                else:
+                    self.post("info", f"This scene's controller {exc.where} is Python code ({exc.path}): "
+                                      "Play asks before running it.")
+                return None
+            except Exception as exc:
+                lines = str(exc).splitlines() or [repr(exc)]
+                tb = getattr(exc, "user_traceback", "")  # importing the user's module raised
+                self._refuse(f"Cannot {action}", lines + ([tb.rstrip()] if tb else []))
+                return None
 
     def _adopt(self, model):
         """The run now uses `model`: later edits are compared with its scene."""
