@@ -214,7 +214,7 @@ def _checked_params(cls, given, where, problems):
             values[name] = f.fallback()
     for name in given:
         if name not in declared:
-            near = difflib.get_close_matches(name, list(declared), n=1)
+            near = difflib.get_close_matches(name, list(declared), n=1, cutoff=0.5)
             c.add(f"{where}.params.{name}", f"{cls.__name__} has no parameter {name!r}"
                   + (f" (did you mean {near[0]!r}?)" if near else f" (it declares: {', '.join(declared) or 'none'})"))
     problems.extend(c.problems)
