@@ -14,7 +14,7 @@ COMMANDS = {
     "examples": ("nsgui.examples", "examples_main", "list the example scenes; their names work as SCENE"),
 }
 
-USAGE = """nsgui [SCENE] [--run-for T] [--screenshot FILE.png] [--speed X]
+USAGE = """nsgui [SCENE] [--run-for T] [--screenshot FILE.png] [--speed X] [--allow-code]
        nsgui COMMAND [ARGS]   (nsgui COMMAND --help tells more)"""
 
 
@@ -33,6 +33,8 @@ def build_parser(with_commands=True):
                    help="after --run-for (or right after loading), save a screenshot of the window and exit")
     p.add_argument("--speed", type=float, default=None, metavar="X",
                    help="real-time factor for --run-for (default: as fast as possible)")
+    p.add_argument("--allow-code", action="store_true",
+                   help="run the scene's Python controllers without asking (only for scenes you trust)")
     if with_commands:
         sub = p.add_subparsers(title="commands", metavar="COMMAND")
         for name, (_module, _func, text) in COMMANDS.items():

@@ -200,6 +200,7 @@ def gui_main(args=None):
     app.setOrganizationName("nsgui")
     from nsgui.views.main_window import MainWindow
     window = MainWindow()
+    window.code_consent.allow_all = bool(getattr(args, "allow_code", False))
     signal_timer = _leave_on_signals(app, window)  # noqa: F841 (kept alive until exit)
     if unattended:  # the window may never be looked at: errors (a scene that cannot be opened) go to stderr too
         window.messages.posted.connect(_echo_error)
@@ -212,7 +213,13 @@ def gui_main(args=None):
         if probe is not None:
             probe.opened()
         if unattended:
-            if loaded:
+            refused = window.code_waiting
+            if loaded and window.controller.model is None and refused is not None:
+                sys.stderr.write(f"nsgui: {refused.where}.module {refused.module!r} is Python code: pass "
+                                 "--allow-code to run it (only for scenes you trust)\n")
+                exit_code["code"] = 2
+                app.exit(2)
+            elif loaded:
                 _run_unattended(app, window, args, exit_code)
             else:
                 exit_code["code"] = 1

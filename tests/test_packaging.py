@@ -59,6 +59,18 @@ def test_wheel_holds_every_module_every_example_and_the_license(wheel):
     assert "nsgui = nsgui.__main__:main" in zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
 
 
+def test_wheel_holds_the_python_controller_example_beside_its_scene(wheel, site, tmp_path):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"nsgui/resources/examples/controllers/pendulum_swing_up.json",
+            "nsgui/resources/examples/controllers/energy_pump.py"} <= names
+    code = ("import importlib.resources as r; from nsgui.scene import load_scene;"
+            " from nsgui.engine.control.python_block import module_file;"
+            " d = r.files('nsgui.resources') / 'examples' / 'controllers';"
+            " s = load_scene(d / 'pendulum_swing_up.json');"
+            " print(module_file(s.controllers[0].module, str(d)))")
+    assert run_installed(site, code, tmp_path).strip().endswith("nsgui/resources/examples/controllers/energy_pump.py")
+
+
 def test_installed_package_finds_its_examples_with_importlib_resources(site, tmp_path):
     code = ("import json, nsgui, importlib.resources as r; from nsgui import examples;"
             "print(json.dumps([nsgui.__file__, str(examples.scenes_dir()), examples.example_names(),"

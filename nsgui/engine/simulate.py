@@ -119,7 +119,8 @@ def simulate(scene_or_model, dt=None, duration=None, theta=None, projection=None
     KeyboardInterrupt the rows so far are kept in `out` too (unless it cut a write in two: no file).
 
     A numerical failure ends the run early: the rows up to it are kept and summary['failure'] says
-    what failed, when and where. A run whose rows cannot fit in memory (no `out`) or on the disk of
+    what failed, when and where (an exception in a user controller's code too, with its traceback in
+    summary['failure_traceback']). A run whose rows cannot fit in memory (no `out`) or on the disk of
     `out` raises RunTooLarge before it starts; a failure to write `out` raises WriteError and leaves
     no file.
     """

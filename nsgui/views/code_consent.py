@@ -28,12 +28,13 @@ class CodeConsent:
 
     def __init__(self):
         self.answers: dict = {}
+        self.allow_all = False  # `nsgui SCENE --allow-code`: no question
 
     def prepare(self, scene_path):
         """Before compiling the scene of `scene_path` (None: unsaved): its folder and the files agreed to."""
         from nsgui.engine.control.python_block import Consent, set_consent
         base = os.path.dirname(os.path.abspath(scene_path)) if scene_path else None
-        set_consent(Consent(base, False, frozenset(k for k, yes in self.answers.items() if yes)))
+        set_consent(Consent(base, self.allow_all, frozenset(k for k, yes in self.answers.items() if yes)))
 
     def decide(self, parent, refused, scene_path, ask=True):
         """True once the code of `refused` may run (asking if not answered yet and `ask`)."""

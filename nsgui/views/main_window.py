@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self._model_scene_dict = None  # the scene the running model was compiled from
         self.code_consent = CodeConsent()  # answers to "run this scene's Python code?" (per file + hash)
         self._ask_code = True  # False while opening a scene: the question waits for the first run
+        self.code_waiting = None  # the user code of the open scene that waits for a question (CodeRefused)
         self.menus = {}
         self._last_update = {}
 
@@ -425,6 +426,7 @@ class MainWindow(QMainWindow):
         scene = copy.deepcopy(self.document.scene)
         path = self.document.path
         self.code_consent.prepare(path)
+        self.code_waiting = None
         while True:
             try:
                 return compile_scene(scene)
@@ -435,6 +437,7 @@ class MainWindow(QMainWindow):
                     self._refuse(f"Cannot {action}", [f"{exc.where}: you chose not to run the Python code "
                                                       f"of {exc.path}"])
                 else:
+                    self.code_waiting = exc
                     self.post("info", f"This scene's controller {exc.where} is Python code ({exc.path}): "
                                       "Play asks before running it.")
                 return None
