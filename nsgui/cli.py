@@ -151,7 +151,6 @@ def _run(args, stop):
     from nsgui.scene import SceneError, load_scene
     from nsgui.engine.export import WriteError
     from nsgui.engine.simulate import RunTooLarge, configured_scene, human_bytes, simulate
-    from nsgui.engine.errors import ControllerError
     from nsgui.scene import validate_scene
     from nsgui.examples import resolve_scene
 
@@ -179,6 +178,7 @@ def _run(args, stop):
     except SceneError as e:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
     from nsgui.engine.control.python_block import CodeRefused, Consent, set_consent
+    from nsgui.engine.simulator import ControllerError
     set_consent(Consent(os.path.dirname(os.path.abspath(args.scene)), bool(args.allow_code)))
     bar = _Progress(not args.quiet)
 

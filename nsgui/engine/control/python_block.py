@@ -37,7 +37,6 @@ import numpy as np
 from nsgui.scene.controller_types import Signal
 from nsgui.scene.validation import Problem, SceneError
 from .. import codes
-from ..errors import ControllerError, SimulationError
 from .kernel import _push, block_segment
 
 
@@ -159,6 +158,7 @@ def _where(exc):
 
 def _call(block_name, what, t, fn, *args):
     """fn(*args); an exception becomes a ControllerError naming the block, the time and the line."""
+    from ..simulator import ControllerError
     try:
         return fn(*args)
     except Exception as exc:
@@ -299,6 +299,7 @@ class PythonBlock:
     def state(self):
         """(pickled attributes, events not seen yet): what a SimState keeps of this block."""
         from nsgui.user_controller import FRAMEWORK_ATTRS
+        from ..simulator import ControllerError
         skip = set(FRAMEWORK_ATTRS) | set(self.law.params)
         attrs = {k: v for k, v in vars(self.obj).items() if k not in skip}
         try:
@@ -358,6 +359,7 @@ class PythonBlock:
 
     def _outputs(self, out, t):
         """(inputs (na,), {signal: values}) of what sample returned; SimulationError when wrong."""
+        from ..simulator import SimulationError
         def bad(what):
             return SimulationError(f"t = {t:.6g} s: controller '{self.name}' ({self.law.cls.__name__}.sample) "
                                    f"{what}", t)
