@@ -232,3 +232,45 @@ def test_example_energy_pump_swings_the_pendulum_up():
     assert abs(E[-1] - target) < 0.01 * target
     assert math.cos(th[-1]) < -0.99  # upright
     assert r["controller.pump.swings"][-1] >= 1  # it had to swing: the motor cannot lift it directly
+
+
+PROBE = '''
+from nsgui import Controller
+
+class Probe(Controller):
+    signals = ("gap", "fn", "status", "M01", "HN1", "shoulder", "impacts")
+
+    def sample(self, s):
+        return [0.0, 0.0], {"gap": s.gap[0], "fn": s.fn[0], "status": s.status[0], "M01": s.M[0, 1],
+                            "HN1": s.jacobians[0][0, 1], "shoulder": s["q.shoulder"], "impacts": s.impacts[0]}
+'''
+
+
+def test_a_sample_sees_the_state_contacts_and_model_of_its_time(tmp_path):
+    """What sample(s) read equals the row recorded at the sample's time and the model's queries."""
+    allow_code(tmp_path)
+    write(tmp_path, "pid.py", PROBE)
+    d = arm_dict({"class_name": "Probe"})
+    d["settings"]["duration"] = 1.0
+    r = simulate(load_scene(write_scene(tmp_path, d)))
+    m = r.model
+    c = "contact.tip_ground"
+    k = np.arange(len(r["t"]) - 1)  # the sample at t[k] is recorded in row k + 1
+    for mine, theirs in (("gap", f"{c}.gap"), ("fn", f"{c}.fn"), ("status", f"{c}.status"), ("shoulder", "q.shoulder")):
+        np.testing.assert_array_equal(r[f"controller.ctl.{mine}"][k + 1], r[theirs][k])
+    # the limp arm falls onto the ground and rests there: impact and contact force were seen
+    assert (r[f"{c}.status"] == 3).sum() >= 1 and r["controller.ctl.fn"].max() > 1.0
+    assert r["controller.ctl.impacts"][-1] == (r[f"{c}.status"][:-1] == 3).sum()
+    for i in (200, 700):
+        q = np.array([r[f"q.{n}"][i] for n in m.coord_names])
+        assert r["controller.ctl.M01"][i + 1] == pytest.approx(m.mass_matrix(q)[0, 1], rel=1e-12)
+        assert r["controller.ctl.HN1"][i + 1] == pytest.approx(m.contact_jacobians(q)[0][0, 1], rel=1e-12)
+
+
+def test_a_state_that_cannot_be_kept_is_named(tmp_path):
+    from nsgui.engine.simulator import ControllerError
+    allow_code(tmp_path)
+    write(tmp_path, "pid.py", CLOCK.replace("    def sample", "    def start(self, s):\n        self.f = lambda: 0\n\n    def sample"))
+    sim = Simulator(compile_scene(load_scene(write_scene(tmp_path, arm_dict({"class_name": "Clock"})))))
+    with pytest.raises(ControllerError, match=r"controller 'ctl': its state cannot be kept in snapshots \(.*lambda"):
+        sim.get_state()
