@@ -274,3 +274,35 @@ def test_a_state_that_cannot_be_kept_is_named(tmp_path):
     sim = Simulator(compile_scene(load_scene(write_scene(tmp_path, arm_dict({"class_name": "Clock"})))))
     with pytest.raises(ControllerError, match=r"controller 'ctl': its state cannot be kept in snapshots \(.*lambda"):
         sim.get_state()
+
+
+def test_a_dotted_module_is_found_without_running_its_package(tmp_path):
+    """`module: "laws.pid"`: found beside the scene with nothing imported before consent."""
+    (tmp_path / "laws").mkdir()
+    write(tmp_path / "laws", "__init__.py", "open(__file__ + '.ran', 'w').close()\n")
+    write(tmp_path / "laws", "pid.py", PID)
+    scene = load_scene(write_scene(tmp_path, arm_dict({"module": "laws.pid"})))
+    set_consent(Consent(str(tmp_path)))
+    with pytest.raises(CodeRefused) as err:
+        compile_scene(scene)
+    assert err.value.path == str((tmp_path / "laws" / "pid.py").resolve())
+    assert not (tmp_path / "laws" / "__init__.py.ran").exists()
+    allow_code(tmp_path)
+    m = compile_scene(scene)
+    assert "controller.ctl.samples" in m.signal_names and (tmp_path / "laws" / "__init__.py.ran").exists()
+    assert Simulator(m).run(3).shape[0] == 3
+
+
+@pytest.mark.parametrize("where, source", [
+    ("importing pid.py", PID + "\nraise RuntimeError('broken module')\n"),
+    ("start", PID.replace("        self.integral = [0.0] * len(self.coords)",
+                          "        self.integral = [0.0] * len(self.coordinates)")),
+])
+def test_errors_while_importing_or_starting_name_the_users_line(tmp_path, where, source):
+    from nsgui.engine.simulator import ControllerError
+    allow_code(tmp_path)
+    with pytest.raises(ControllerError) as err:
+        Simulator(compile_scene(arm(tmp_path, source)))
+    assert f"controller 'ctl' (pid.py:" in str(err.value) and f"raised in {where}:" in str(err.value)
+    tb = err.value.user_traceback
+    assert tb.startswith("Traceback") and 'pid.py", line' in tb and "nsgui/engine" not in tb

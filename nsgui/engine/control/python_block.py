@@ -81,7 +81,7 @@ def module_file(module: str, base_dir=None):
     """The absolute .py file of `module` (a path, relative to base_dir, or a dotted name), or None.
     Finding a dotted name imports nothing."""
     base = Path(base_dir or os.getcwd())
-    if module.endswith(".py") or "/" in module or os.sep in module:
+    if _is_path(module):
         p = Path(module).expanduser()
         p = p if p.is_absolute() else base / p
         return p.resolve() if p.is_file() else None
@@ -111,25 +111,33 @@ def file_digest(path) -> str:
 _modules: dict = {}  # (path, digest) -> imported module
 
 
-def _import(module: str, path: Path, digest: str):
+def _is_path(module: str) -> bool:
+    return module.endswith(".py") or "/" in module or os.sep in module
+
+
+def _import(module: str, path: Path, digest: str, base_dir):
+    """The module of a checked file: a path under a name of its own, a dotted name as usual (with
+    the scene's folder first on sys.path while it loads, as for finding it)."""
     key = (str(path), digest)
     if key in _modules:
         return _modules[key]
-    if module.endswith(".py") or "/" in module or os.sep in module:
-        name = f"_nsgui_user_{path.stem}_{digest[:12]}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod  # dataclasses and pickle look classes up there
-        sys.path.insert(0, str(path.parent))  # its own helper modules, beside it
-        try:
-            spec.loader.exec_module(mod)
-        except BaseException:
-            del sys.modules[name]
-            raise
-        finally:
-            sys.path.remove(str(path.parent))
-    else:
-        mod = importlib.import_module(module)
+    folder = str(path.parent) if _is_path(module) else str(base_dir or os.getcwd())
+    sys.path.insert(0, folder)  # its own helper modules, beside it
+    try:
+        if _is_path(module):
+            name = f"_nsgui_user_{path.stem}_{digest[:12]}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod  # dataclasses and pickle look classes up there
+            try:
+                spec.loader.exec_module(mod)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        else:
+            mod = importlib.import_module(module)
+    finally:
+        sys.path.remove(folder)
     _modules[key] = mod
     return mod
 
@@ -227,14 +235,15 @@ def load(block, where, base_dir=None) -> UserLaw:
     importing the module raises."""
     from nsgui.user_controller import Controller
     cons = consent()
-    path = module_file(block.module, cons.base_dir if base_dir is None else base_dir)
+    base_dir = cons.base_dir if base_dir is None else base_dir
+    path = module_file(block.module, base_dir)
     if path is None:
         raise SceneError([Problem(f"{where}.module", f"no Python file or module {block.module!r}"
                                   f" (paths are relative to the scene file's folder)")])
     digest = file_digest(path)
     if not (cons.allow_all or (str(path), digest) in cons.allowed):
         raise CodeRefused(where, block.module, str(path), digest)
-    mod = _call(block.name, f"importing {path.name}", None, _import, block.module, path, digest)
+    mod = _call(block.name, f"importing {path.name}", None, _import, block.module, path, digest, base_dir)
     cls = getattr(mod, block.class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Controller)):
         classes = [n for n, v in vars(mod).items() if isinstance(v, type) and issubclass(v, Controller)
