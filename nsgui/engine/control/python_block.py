@@ -356,8 +356,9 @@ class PythonBlock:
         ctrl = d.ctrl
         if self.qmax > 0:
             _push(ctrl, self.c0, self.qmax, self.na, t + self.delay, u)  # the kernel applies it when due
-        else:
-            d.u[self.acts] = np.clip(u, -self.limits, self.limits)
+        else:  # as the kernel's blocks: an actuator Simulator.set_controller drives is left alone
+            free = d.external[self.acts] == 0
+            d.u[np.asarray(self.acts)[free]] = np.clip(u, -self.limits, self.limits)[free]
         for name, value in sig.items():
             k, n = self.slots[name]
             ctrl[self.sig0 + k:self.sig0 + k + n] = value
