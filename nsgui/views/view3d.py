@@ -573,6 +573,23 @@ class View3D(QWidget):
         mesh.set_data(vertices=world, faces=self._body_faces, face_colors=self._body_colors)
         self._bodies_placed = True
 
+    def _set_triangles(self, mesh, vertices, colors):
+        """Separate triangles (3 rows of `vertices` each) with one colour per vertex. Once drawn, only
+        the two vertex buffers are refilled: vispy's set_data makes a new colour function, and the
+        shaders would be compiled and linked again at every frame (milliseconds with llvmpipe)."""
+        vertices = np.ascontiguousarray(vertices, np.float32)
+        colors = np.ascontiguousarray(colors, np.float32)
+        try:
+            color_buffer = mesh.shared_program.vert["base_color"]
+            if getattr(mesh, "_data_changed", True) or not hasattr(color_buffer, "set_data"):
+                raise AttributeError("not drawn yet")
+            mesh._vertices.set_data(vertices)
+            color_buffer.set_data(colors)
+            mesh.update()
+        except (AttributeError, KeyError):  # first time, or another vispy version: the public way
+            mesh.set_data(vertices=vertices, faces=np.arange(len(vertices), dtype=np.uint32).reshape(-1, 3),
+                          vertex_colors=colors)
+
     def _draw_joints(self, poses):
         idx = {n: i for i, n in enumerate(self.model.body_names)}
         pts = []
@@ -620,9 +637,7 @@ class View3D(QWidget):
             tri = geo.cone_wedges(point[touching], normal[touching], self._mus[touching],
                                   self._wedge_length)
             wc = np.repeat(colors[touching] * (1, 1, 1, 0) + (0, 0, 0, 0.35), 3, axis=0)
-            self._wedges.set_data(vertices=np.column_stack([tri, np.full(len(tri), z - 1e-4)]),
-                                  faces=np.arange(len(tri), dtype=np.uint32).reshape(-1, 3),
-                                  vertex_colors=wc)
+            self._set_triangles(self._wedges, np.column_stack([tri, np.full(len(tri), z - 1e-4)]), wc)
             self._wedges.visible = True
         else:
             self._wedges.visible = False
@@ -642,9 +657,8 @@ class View3D(QWidget):
                 s = min(0.025 * height, 0.4 * L)
                 heads += [tip, tip - s * n + 0.5 * s * t, tip - s * n - 0.5 * s * t]
             heads = np.array(heads)
-            self._heads.set_data(vertices=np.column_stack([heads, np.full(len(heads), z)]),
-                                 faces=np.arange(len(heads), dtype=np.uint32).reshape(-1, 3),
-                                 vertex_colors=np.repeat(colors[show], 3, axis=0))
+            self._set_triangles(self._heads, np.column_stack([heads, np.full(len(heads), z)]),
+                                np.repeat(colors[show], 3, axis=0))
             self._heads.visible = True
         else:
             self._arrows.visible = self._heads.visible = False
