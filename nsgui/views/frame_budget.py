@@ -19,3 +19,24 @@ def wait_before_job() -> float:
 def job_done() -> None:
     global _last_end
     _last_end = time.perf_counter()
+
+
+# Redraw pacing. While a run goes flat out the simulation process wants every CPU cycle it can get
+# (on 2 cores the window shares one with it): each kind of live redraw is spaced so that it takes
+# at most its share of one core, between a fastest rate and a slowest one. Otherwise (paused,
+# scrubbing, real-time speed) the views may use more of the thread, at up to 24-30 redraws/s.
+# The display tick (intake of the run's rows, then the views' updates) is paced by the window's
+# repaint cost. kind: (share of one core, fastest interval s, slowest interval s)
+PACE = {"3d": (0.4, 1 / 24, 1.0), "plots": (0.4, 1 / 30, 1.0), "tick": (1 / 3, 1 / 30, 1.0)}
+FLAT_OUT_PACE = {"3d": (0.12, 1 / 12, 0.5), "plots": (0.1, 1 / 8, 1.0), "tick": (1 / 3, 1 / 15, 1.0)}
+
+
+def redraw_interval(cost: float, share: float, fastest: float, slowest: float) -> float:
+    """Seconds between redraws that cost `cost` seconds each, so that they take at most `share`
+    of the thread's time: cost / share, kept within [fastest, slowest] (the view stays live)."""
+    return min(slowest, max(fastest, cost / share))
+
+
+def interval(kind: str, cost: float, flat_out: bool) -> float:
+    """The redraw interval of one kind of job ("3d", "plots", "tick") of measured `cost`."""
+    return redraw_interval(cost, *(FLAT_OUT_PACE if flat_out else PACE)[kind])

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTab
 from nsgui import startup
 from nsgui.engine import codes
 from nsgui.examples import default_scene, example_path, example_names, scenes_dir
+from nsgui.views import frame_budget
 from nsgui.views.code_consent import CodeConsent
 from nsgui.views.document import SceneDocument
 from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
@@ -561,7 +562,8 @@ class MainWindow(QMainWindow):
         result = super().event(ev)
         cost = time.perf_counter() - t0
         self.repaint_cost = 0.8 * self.repaint_cost + 0.2 * cost
-        self.controller.set_display_interval(3 * self.repaint_cost)
+        self.controller.set_display_interval(frame_budget.interval("tick", self.repaint_cost,
+                                                                   self.controller.flat_out))
         return result
 
     repaint_cost = 0.0

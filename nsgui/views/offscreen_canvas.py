@@ -27,7 +27,6 @@ _BUTTONS = {Qt.LeftButton: 1, Qt.RightButton: 2, Qt.MiddleButton: 3}
 RESOLUTION_STEPS = (1.0, 0.75, 0.5)  # live-frame scales, pixels per side
 SLOW_FRAME = 0.018  # seconds: a live frame slower than this steps the resolution down
 FAST_FRAME = 0.010  # a frame expected faster than this at the next finer step steps it up
-MIN_FRAME_INTERVAL = 1 / 24  # seconds: live frames at most at 24 Hz (the plots and input need the rest)
 SHARPEN_DELAY_MS = 250  # still this long after a reduced frame: draw it again at full resolution
 
 
@@ -122,7 +121,7 @@ class OffscreenCanvasWidget(QWidget):
     def request_render(self):
         if self._timer.isActive():
             return
-        wait = max(MIN_FRAME_INTERVAL, 2.5 * self.render_cost) - (time.perf_counter() - self._last_render)
+        wait = self.frame_interval(self.render_cost) - (time.perf_counter() - self._last_render)
         self._timer.start(max(0, int(1000 * wait)))
 
     def _physical_size(self):
@@ -154,6 +153,12 @@ class OffscreenCanvasWidget(QWidget):
             self.render_now(1.0, measure=False)
 
     _scale_used = 1.0
+
+    @staticmethod
+    def frame_interval(cost):
+        """Seconds between frames that cost `cost` (the 3D view replaces this: flat-out runs)."""
+        return frame_budget.interval("3d", cost, flat_out=False)
+
     before_render = None  # callable(scale), run before each frame (the 3D view sizes its markers)
 
     def render_now(self, scale=1.0, measure=True):

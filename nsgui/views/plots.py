@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollAre
                                QToolButton, QVBoxLayout, QWidget)
 
 from nsgui.engine import codes
+from nsgui.views import frame_budget
 from nsgui.views.phase_bands import PhaseBands, labelled_signal, legend_html
 from nsgui.runtime.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
     split_contact, unit_of, units_text)
@@ -30,7 +31,6 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 CURSOR_PEN = pg.mkPen("#e8a317", width=1.5)
 MIN_PLOT_HEIGHT = 160  # of a card's plot, below its title bar and legend
 REFRESH_BUDGET = 0.005  # seconds of plot updates per display tick
-CARD_INTERVAL = 1 / 30  # a live plot is redrawn at most this often
 MAX_MARKERS = 2000  # impact markers drawn per signal (the newest in view)
 PHASE_POINTS = 20000  # a phase portrait draws at most about this many samples
 MAX_CURVES = 8  # curves a new card draws of its family; the header offers the others
@@ -708,21 +708,29 @@ class PlotPanel(QWidget):
             card.dirty = True
         self._refresh_some()
 
+    def card_interval(self, card, shown):
+        """Seconds between live redraws of `card` while running: the `shown` cards together
+        spend at most the plots' share of the GUI thread (frame_budget), each redraw costing about
+        the card's last refresh plus repaint."""
+        cost = getattr(card, "refresh_cost", 0.0) + card.plot.paint_cost
+        return frame_budget.interval("plots", shown * cost, self.controller.flat_out)
+
     def _refresh_some(self):
         start = time.perf_counter()
-        interval = CARD_INTERVAL if self.controller.running else 0.0
-        due = start - interval
         running = self.controller.running
-        dirty = sorted((c for c in self.cards if getattr(c, "dirty", False)
-                        and getattr(c, "refreshed_at", 0.0) <= due
-                        and not (running and c.visibleRegion().isEmpty())),  # scrolled out of view
+        shown = [c for c in self.cards if not (running and c.visibleRegion().isEmpty())]  # not scrolled out
+        dirty = sorted((c for c in shown if getattr(c, "dirty", False)
+                        and (not running or getattr(c, "refreshed_at", 0.0)
+                             <= start - self.card_interval(c, len(shown)))),
                        key=lambda c: getattr(c, "refreshed_at", 0.0))
         t_cursor = self.controller.cursor_time
         for card in dirty:
+            t0 = time.perf_counter()
             card.refresh()
             card.set_cursor(t_cursor)
             card.dirty = False
             card.refreshed_at = time.perf_counter()
+            card.refresh_cost = 0.7 * getattr(card, "refresh_cost", 0.0) + 0.3 * (card.refreshed_at - t0)
             if card.refreshed_at - start > REFRESH_BUDGET:
                 break
         # while running the next display tick continues; once paused the rest is drawn soon after

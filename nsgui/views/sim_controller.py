@@ -133,6 +133,11 @@ class SimulationController(QObject):
         return self._running
 
     @property
+    def flat_out(self) -> bool:
+        """Running as fast as possible: the views pace their redraws to leave the CPU to the run."""
+        return self._running and self._replay is None and self.runner.speed is None
+
+    @property
     def replaying(self) -> bool:
         return self._replay is not None
 

@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from nsgui.engine import codes
+from nsgui.views import frame_budget
 from nsgui.views import geometry3d as geo
 from nsgui.views.overlays import overlay_paths, recorder_columns
 
@@ -133,6 +134,7 @@ class View3D(QWidget):
             if self.backend == "egl":
                 self.display = OffscreenCanvasWidget(self.canvas)
                 self.display.before_render = self._frame_scale
+                self.display.frame_interval = self._frame_interval
             else:
                 self.display = self.canvas.native
                 self.canvas.events.draw.connect(self._drawn, position="first")
@@ -241,14 +243,14 @@ class View3D(QWidget):
         self._draw_cost = 0.7 * self._draw_cost + 0.3 * (now - self._draw_started)
         self._last_draw = now
 
+    def _frame_interval(self, cost):
+        return frame_budget.interval("3d", cost, self.controller.flat_out)
+
     def _request_update(self):
         if self.backend == "egl":  # the display widget merges and paces the requests
             self.canvas.update()
             return
-        if self.controller.running:  # display ticks are already paced by the window
-            self.canvas.update()
-            return
-        wait = 3 * self._draw_cost - (time.perf_counter() - self._last_draw)
+        wait = self._frame_interval(self._draw_cost) - (time.perf_counter() - self._last_draw)
         if wait <= 0:
             self.canvas.update()
         elif not self._late.isActive():
