@@ -275,18 +275,24 @@ class ProcessRunner:
         parts, self._pending = self._pending, []
         out = Drained(self._generation, self._names, np.empty((0, len(self._names))),
                       running=self._running and self._alive)
+        blocks, base = [], 0  # the parts' rows, joined once at the end (not part by part)
         for d in parts:
             if d.new_run:
                 self._names = list(d.names)
                 out = Drained(self._generation, self._names, d.rows, list(d.snapshots), list(d.events),
                               list(d.errors), new_run=True)
+                blocks, base = [d.rows], len(d.rows)
                 continue
-            base = len(out.rows)
             if len(d.rows):
-                out.rows = np.concatenate([out.rows, d.rows]) if base else d.rows
+                blocks.append(d.rows)
             out.snapshots += [(base + i, t, s) for i, t, s in d.snapshots]
+            base += len(d.rows)
             out.events += d.events
             out.errors += d.errors
             out.steps_per_second, out.realtime_factor = d.steps_per_second, d.realtime_factor
+        if len(blocks) > 1:
+            out.rows = np.concatenate(blocks)
+        elif blocks:
+            out.rows = blocks[0]
         out.running = self._running and self._alive
         return out

@@ -26,9 +26,10 @@ def default_simulator_factory(model):
 
 
 class ColumnCache:
-    """Growable copies of the columns some view watches, and their min/max envelopes (for drawing
-    long histories), extended incrementally each tick. A column may also be a contact's total over
-    its points (`signal_info.contact_members`)."""
+    """Growable copies of the columns some view watches, extended incrementally each tick, and
+    their min/max envelopes (for drawing long histories), brought up to date when a view asks for
+    one (a plot redraws less often than rows arrive, and not at all while scrolled out of view).
+    A column may also be a contact's total over its points (`signal_info.contact_members`)."""
 
     def __init__(self):
         self._data: dict[str, np.ndarray] = {}
@@ -62,7 +63,7 @@ class ColumnCache:
         env = self._envelopes.get(name)
         if env is None:
             env = self._envelopes[name] = Envelope()
-            env.extend(self.get(recorder, name))
+        env.extend(self.get(recorder, name))
         return env
 
     GROW_PER_TICK = 4
@@ -79,8 +80,6 @@ class ColumnCache:
                 grown[:start] = buf[:start]
                 buf = self._data[name] = grown
             buf[start:n] = self._read(recorder, name, start, n)
-            if name in self._envelopes:
-                self._envelopes[name].extend(buf, n)
 
     def clear(self):
         self._data.clear()
