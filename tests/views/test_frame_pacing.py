@@ -37,7 +37,7 @@ def test_flat_out_live_rates():
     assert 1 / interval("3d", 0.0, True) == pytest.approx(12)
     assert 1 / interval("plots", 0.0, True) == pytest.approx(8)
     assert 1 / interval("3d", 0.0, False) == pytest.approx(24)  # paused, scrubbing: full rate
-    # a 20 ms software-rendered frame: 1/6 s apart flat out (12 % of a core), 20/s otherwise
+    # a 20 ms software-rendered frame: 1/10 s apart flat out (20 % of a core), 20/s otherwise
     assert interval("3d", 0.02, True) == pytest.approx(0.02 / FLAT_OUT_PACE["3d"][0])
     assert interval("3d", 0.02, False) == pytest.approx(0.02 / PACE["3d"][0])
     assert PACE["3d"][0] > FLAT_OUT_PACE["3d"][0]
