@@ -15,6 +15,8 @@ drops for that reason alone. The `per CPU s` columns divide the rows by the CPU 
 simulation process and the headless run used (Linux /proc): the cost of the window's pipeline
 itself, whatever the load. `no window` is the same simulation process and pipe drained 30 times a
 second without a window: on 2 cores the window's drawing (software OpenGL) takes one of them.
+`GUI cores` is the CPU the window's own process used while the run went flat out (GUI thread,
+pipe reader, the software renderer's threads), in cores.
 """
 
 import argparse
@@ -111,13 +113,14 @@ def measure(app, scene, seconds, rounds):
     out = []
     pid = getattr(getattr(c.runner, "_proc", None), "pid", None)
     for _ in range(rounds):
-        first, t0, cpu0 = len(c.recorder), time.perf_counter(), cpu_seconds(pid)
+        first, t0, cpu0, gui0 = len(c.recorder), time.perf_counter(), cpu_seconds(pid), time.process_time()
         spin(app, seconds)
         last, wall, cpu1 = len(c.recorder), time.perf_counter() - t0, cpu_seconds(pid)
+        gui = (time.process_time() - gui0) / wall  # cores the window's own process used
         c.pause()
         window = (last - first) / wall
         window_cpu = (last - first) / (cpu1 - cpu0) if cpu0 is not None and cpu1 > cpu0 else float("nan")
-        out.append((window, *headless.rows_per_s(first, last), window_cpu))
+        out.append((window, *headless.rows_per_s(first, last), window_cpu, gui))
         w.play()
         spin(app, 0.5)
     c.pause()
@@ -136,15 +139,16 @@ def main():
     from PySide6.QtWidgets import QApplication
     app = QApplication(sys.argv[:1])
     print(f"{'scene':20s} {'window rows/s':>13s} {'headless':>9s} {'ratio':>6s}   {'rounds':14s} "
-          f"{'per CPU s: window':>17s} {'headless':>9s} {'ratio':>6s} {'no window':>10s}")
+          f"{'per CPU s: window':>17s} {'headless':>9s} {'ratio':>6s} {'no window':>10s} {'GUI cores':>9s}")
     for scene in args.scenes:
         rounds = measure(app, scene, args.seconds, args.rounds)
         ratios = [r[0] / r[1] for r in rounds]
         cpu_ratios = [r[3] / r[2] for r in rounds]
-        med = [statistics.median(r[k] for r in rounds) for k in range(4)]
+        med = [statistics.median(r[k] for r in rounds) for k in range(5)]
         print(f"{os.path.basename(scene):20s} {med[0]:13,.0f} {med[1]:9,.0f} {statistics.median(ratios):6.2f}   "
               f"{' '.join(f'{x:.2f}' for x in ratios):14s} {med[3]:17,.0f} {med[2]:9,.0f} "
-              f"{statistics.median(cpu_ratios):6.2f} {no_window_rows_per_s(scene, args.seconds):10,.0f}",
+              f"{statistics.median(cpu_ratios):6.2f} {no_window_rows_per_s(scene, args.seconds):10,.0f} "
+              f"{med[4]:9.2f}",
               flush=True)
     print(f"{os.cpu_count()} CPUs, 1-min load average at the end {os.getloadavg()[0]:.2f}")
 
