@@ -105,6 +105,11 @@ class PhaseBands:
         self.shown = len(drawn)
         return drawn
 
+    def figure_bands(self):
+        """[(t0, t1, colour, label)] as drawn, for an exported figure (plot_figure)."""
+        return [(a, b, band_color(v), self.labels[v] if v < len(self.labels) else str(v))
+                for a, b, v in self.regions()]
+
     def regions(self):
         """[(t0, t1, value)] as drawn (tests, figures)."""
         return [(*it.getRegion(), it.value) for it in self.items[:self.shown]]

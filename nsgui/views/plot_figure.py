@@ -8,7 +8,7 @@ p points is p * dpi / 72 pixels, so a 9 pt font is 9 pt tall when the image is p
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -58,6 +58,7 @@ class FigureContent:
     series: list
     x_range: tuple
     y_range: tuple
+    bands: list = field(default_factory=list)  # [(t0, t1, colour, label)]: a phase, behind the curves
 
 
 class Figure:
@@ -100,7 +101,7 @@ class Figure:
         plot.showGrid(x=True, y=True, alpha=0.1)
         plot.hideButtons()
         plot.setMenuEnabled(False)
-        drawn = [(self._draw(s), s.label) for s in content.series]
+        drawn = self._draw_bands(content.bands) + [(self._draw(s), s.label) for s in content.series]
         labelled = [(item, label) for item, label in drawn if label]
         self.legend = None
         if labelled:
@@ -133,6 +134,22 @@ class Figure:
         for spacing, values in axis.tickValues(lo, hi, max(axis.height(), 1.0)):
             out += axis.tickStrings(values, axis.autoSIPrefixScale * axis.scale, spacing)
         return out
+
+    def _draw_bands(self, bands):
+        """The phase bands behind the curves; returns one (item, label) per label for the legend."""
+        from nsgui.views.phase_bands import BAND_ALPHA
+        legend = {}
+        for t0, t1, color, label in bands:
+            c = QColor(color)
+            c.setAlpha(BAND_ALPHA)
+            item = pg.LinearRegionItem((t0, t1), movable=False, brush=pg.mkBrush(c), pen=pg.mkPen(None))
+            for line in item.lines:
+                line.setPen(pg.mkPen(None))
+            item.setZValue(-100)
+            self.plot.addItem(item, ignoreBounds=True)
+            if label not in legend:  # the legend's swatch: a thick line of the band's colour
+                legend[label] = pg.PlotDataItem([], [], pen=pg.mkPen(c, width=self.options.px(6)))
+        return [(item, label) for label, item in legend.items()]
 
     def _draw(self, s: Series):
         o = self.options

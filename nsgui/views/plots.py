@@ -494,7 +494,8 @@ class TimePlot(PlotCard):
                 if len(x):
                     series.append(Series("", x, y, self.curves[name].color, symbol="t1"))
         (x0, x1), (y0, y1) = self.item.vb.viewRange()
-        return FigureContent(self.title, "t (s)", self.value_label(), series, (x0, x1), (y0, y1))
+        return FigureContent(self.title, "t (s)", self.value_label(), series, (x0, x1), (y0, y1),
+                             bands=self.bands.figure_bands())
 
     def set_cursor(self, t):
         self.cursor_line.setValue(t)

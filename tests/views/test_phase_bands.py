@@ -1,6 +1,7 @@
 """A controller's phase (a signal declared with labels) as coloured bands behind every time plot:
 runs of the recorded history, decimated, redrawn as the history grows, with a legend."""
 
+import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -111,3 +112,32 @@ def test_every_time_plot_draws_the_bands_behind_its_curves_and_names_them(panel)
     a._user_moved()
     assert [r[2] for r in a.bands.regions()] == [2]
     assert sum(it.isVisible() for it in a.bands.items) == 1
+
+
+def test_an_exported_figure_of_a_time_plot_has_the_bands_and_their_legend(panel):
+    from PySide6.QtCore import QPointF
+    from nsgui.views.phase_bands import BAND_ALPHA
+    from nsgui.views.plot_figure import Figure, FigureOptions
+    c = panel.controller
+    t, phase = _history()
+    c.recorder.append(np.column_stack([t, np.sin(t), phase]))
+    card = panel.add_time_plot("Coordinates", ["q.y"])
+    panel.refresh_all()
+    content = card.figure_content(300)
+    assert [(round(a, 6), round(b, 6), col, lab) for a, b, col, lab in content.bands] == [
+        (0.0, 0.3, band_color(0), "free"), (0.3, 0.45, band_color(1), "transition"),
+        (0.45, 0.9, band_color(2), "constrained"), (0.9, 0.999, band_color(3), "take-off")]
+    fig = Figure(content, FigureOptions(width=800, height=500, dpi=100))
+    try:
+        assert [fig.legend.items[k][1].text for k in range(len(fig.legend.items))][:4] == list(LABELS)
+        img = fig.image()
+        if os.environ.get("NSGUI_SAVE_FIGURE"):
+            img.save(os.environ["NSGUI_SAVE_FIGURE"])
+        for (a, b, color, _label) in content.bands:
+            # a pixel in the band, away from the curve (sin t ≤ 0.85 here): the band's colour over white
+            p = fig.plot.vb.mapViewToScene(QPointF(0.5 * (a + b), content.y_range[0] + 0.03 * np.ptp(content.y_range)))
+            got = img.pixelColor(int(p.x()), int(p.y()))
+            want = [255 + (int(color[k:k + 2], 16) - 255) * BAND_ALPHA / 255 for k in (1, 3, 5)]
+            assert np.abs(np.array([got.red(), got.green(), got.blue()]) - want).max() <= 3, (color, got.name())
+    finally:
+        fig.close()
