@@ -187,7 +187,11 @@ class Rows:
             names += [current] if current and current not in names else []
             self.add(ChoiceField(self.ins, get, put, label, [(n, n) for n in names]), f)
         elif f.kind in ("string", "name"):
-            self.add(TextField(self.ins, get, put, label), f)
+            self.add(TextField(self.ins, get, (lambda sc, v: put(sc, v.strip() or None)) if f.nullable else put,
+                               label), f)
+        elif f.kind == "map":
+            self.add(TextField(self.ins, lambda sc: ", ".join(f"{k} = {v:g}" for k, v in (get(sc) or {}).items()),
+                               lambda sc, text: put(sc, _mapping(text)), label), f)
         elif f.kind == "vec2":
             for k, axis in enumerate("xy"):
                 def put_k(sc, v, k=k):
@@ -277,6 +281,20 @@ def _numbers(text: str) -> list:
         return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
     except ValueError:
         raise ValueError(f"expected numbers separated by commas, got {text!r}") from None
+
+
+def _mapping(text: str) -> dict:
+    """{key: number} from "a = 1, b = 2" (or "a: 1; b: 2")."""
+    out = {}
+    for part in filter(str.strip, text.replace(";", ",").split(",")):
+        key, sep, value = part.replace(":", "=").partition("=")
+        try:
+            if not sep or not key.strip():
+                raise ValueError
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"expected name = number pairs separated by commas, got {part.strip()!r}") from None
+    return out
 
 
 def _range_text(f) -> str:

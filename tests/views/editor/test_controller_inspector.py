@@ -212,3 +212,29 @@ def test_the_tracking_scheme_form_names_scene_items_from_the_scene(window):
     assert doc.scene.controllers[0].gamma2 == 60.0
     doc.undo_stack.undo()
     assert doc.scene.controllers[0].gamma2 == 30.0
+
+
+def test_maps_lists_of_numbers_and_optional_names_are_typed_as_text(window):
+    """The standing law's posture (a map), gains (lists of numbers) and the manipulator's optional
+    contact (a nullable string): text fields, parsed, refused with a reason when they do not parse or
+    validate."""
+    w, doc = window, window.document
+    doc.set_scene(load_scene(example_path("biped_standing")))
+    name = next(b.name for b in doc.scene.controllers if b.type == "standing")
+    k = next(i for i, b in enumerate(doc.scene.controllers) if b.name == name)
+    w.editor.canvas.set_selection([("controller", name)])
+    posture = _field(w, "posture")
+    coord = next(iter(doc.scene.controllers[k].posture), None) or doc.scene.joints[-1].name
+    posture.commit(f"{coord} = 0.25")
+    assert doc.scene.controllers[k].posture == {coord: 0.25}
+    assert posture.edit.text() == f"{coord} = 0.25"
+    posture.commit("nonsense")
+    assert doc.scene.controllers[k].posture == {coord: 0.25}
+    assert "expected name = number pairs" in w.editor.widget.hint.text()
+    gains = _field(w, "W (list)")
+    gains.commit("120, 130")  # two gains for four actuators: the validation's reason
+    assert doc.scene.controllers[k].W == [3000.0] and w.editor.widget.hint.text().startswith("W")
+    gains.commit("120, 130, 140, 150")
+    assert doc.scene.controllers[k].W == [120.0, 130.0, 140.0, 150.0]
+    gains.commit("1, x")
+    assert "expected numbers" in w.editor.widget.hint.text() and doc.scene.controllers[k].W[0] == 120.0
