@@ -35,11 +35,16 @@ def null_text(f) -> str:
 
 
 def pick_unit(unit: str, rotational) -> str:
-    """"m or rad" for a revolute joint is "rad", for a slider "m"; unknown (None): as declared."""
+    """"m or rad" for a revolute joint is "rad", for a slider "m" (either order; "N·m" is the angular
+    one of "N or N·m"); unknown (None): as declared."""
     if rotational is None or " or " not in unit:
         return unit
-    linear, angular = unit.split(" or ", 1)
-    return angular if rotational else linear
+    parts = [p.strip() for p in unit.split(" or ")]
+    angular = [p for p in parts if "rad" in p or ("N·m" in p and "/m" not in p)]
+    linear = [p for p in parts if p not in angular]
+    if not angular or not linear:
+        return unit
+    return angular[0] if rotational else linear[0]
 
 
 def shown_for_null(f, scene) -> float:
@@ -50,6 +55,16 @@ def shown_for_null(f, scene) -> float:
     if f.unit == "s":
         return float(scene.settings.dt)
     return max(0.0, f.ge if f.ge is not None else 0.0, (f.gt + 1.0) if f.gt is not None else 0.0)
+
+
+def signal_unit(unit: str, rotational) -> str:
+    """A declared signal unit with "coord" (the driven coordinate's) and "input" (the actuator's)
+    resolved for a block whose joints all turn (or all slide)."""
+    if unit == "coord":
+        return pick_unit("m or rad", rotational)
+    if unit == "input":
+        return pick_unit("N or N·m", rotational)
+    return unit
 
 
 def problems_at(scene, prefix: str) -> list:
@@ -202,7 +217,8 @@ class Rows:
                                      unit=unit, decimals=6), f, unit)
         elif f.kind == "numbers":
             self.add(TextField(self.ins, lambda sc: ", ".join(f"{x:g}" for x in (get(sc) or [])),
-                               lambda sc, text: put(sc, _numbers(text)), f"{label} (list)"), f, unit)
+                               lambda sc, text: put(sc, _numbers(text)),
+                               f"{label} (list{f', {unit}' if unit else ''})"), f, unit)
         elif f.kind == "object" and isinstance(SPECS.get(f.of), TypedSpec):
             self.typed_object(f, label)
         elif f.kind == "list" and isinstance(SPECS.get(f.of), TypedSpec):
@@ -390,8 +406,8 @@ def block_rows(ins, name):
     if sigs:
         ins._section("Signals")
         ins._note("\n".join(f"controller.{name}.{g.name}{'.<actuator>' if g.per_actuator else ''}"
-                            f"{f' [{g.unit}]' if g.unit else ''}{f' — {g.help}' if g.help else ''}"
-                            for g in sigs))
+                            f"{f' [{u}]' if (u := signal_unit(g.unit, rows.rot)) else ''}"
+                            f"{f' — {g.help}' if g.help else ''}" for g in sigs))
     remove = QPushButton("Remove this controller")
     remove.setToolTip("the actuators it drives stay, with no controller")
     remove.clicked.connect(lambda: ins._contact_commit(f"Remove controller {name}",

@@ -231,10 +231,19 @@ def test_maps_lists_of_numbers_and_optional_names_are_typed_as_text(window):
     posture.commit("nonsense")
     assert doc.scene.controllers[k].posture == {coord: 0.25}
     assert "expected name = number pairs" in w.editor.widget.hint.text()
-    gains = _field(w, "W (list)")
+    gains = _field(w, "W (list, N·m/rad)")
     gains.commit("120, 130")  # two gains for four actuators: the validation's reason
     assert doc.scene.controllers[k].W == [3000.0] and w.editor.widget.hint.text().startswith("W")
     gains.commit("120, 130, 140, 150")
     assert doc.scene.controllers[k].W == [120.0, 130.0, 140.0, 150.0]
     gains.commit("1, x")
     assert "expected numbers" in w.editor.widget.hint.text() and doc.scene.controllers[k].W[0] == 120.0
+
+
+def test_declared_units_resolve_to_the_driven_joints_unit_in_either_order():
+    from nsgui.views.editor.controller_form import pick_unit, signal_unit
+    cases = {"m or rad": ("rad", "m"), "N/m or N·m/rad": ("N·m/rad", "N/m"), "N·m/rad or N/m": ("N·m/rad", "N/m"),
+             "N or N·m": ("N·m", "N"), "m/s or rad/s": ("rad/s", "m/s"), "s": ("s", "s")}
+    for unit, (turning, sliding) in cases.items():
+        assert (pick_unit(unit, True), pick_unit(unit, False), pick_unit(unit, None)) == (turning, sliding, unit)
+    assert (signal_unit("coord", True), signal_unit("input", False), signal_unit("J", True)) == ("rad", "N", "J")
