@@ -120,9 +120,11 @@ def map_state(state, src, dst):
     # what the edit adds to K + U is the edit's, not drift: the residual goes on from its value
     energy[codes.ACC_E0] += mechanical_energy(dst, q, v) - mechanical_energy(src, state.q, state.v)
     external = {a: t for a, t in state.external_next.items() if a in dst.actuator_names}
+    # ed=None: an event-driven integrator starts afresh from (t, q, v) in the edited model
     return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
                                ctrl=ctrl, stats=np.array(state.stats, dtype=float, copy=True),
-                               row=None, external_next=external, user_state=_user_states(state, src, dst))
+                               row=None, external_next=external, user_state=_user_states(state, src, dst),
+                               ed=None)
 
 
 def _user_states(state, src, dst):

@@ -33,17 +33,23 @@ def _contact_geometry(m, d):
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
-        if ci[c, CI_BTYPE] == LIMIT:
-            un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
-        else:
-            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-            vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
-            vay = vel[a, 1] + omg[a] * (pax - pos[a, 0])
-            vbx = vby = 0.0
-            if b >= 0:
-                vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
-                vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
-            un[c] = nx * (vax - vbx) + ny * (vay - vby)
+        un[c] = normal_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby)
+
+
+@njit(cache=True)
+def normal_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
+    """Normal relative velocity of candidate c (a's point minus b's, along the normal) given its
+    geometry and the kinematics (pos, vel, omg) it was found with."""
+    if ci[c, CI_BTYPE] == LIMIT:
+        return ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
+    a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+    vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
+    vay = vel[a, 1] + omg[a] * (pax - pos[a, 0])
+    vbx = vby = 0.0
+    if b >= 0:
+        vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
+        vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
+    return nx * (vax - vbx) + ny * (vay - vby)
 
 
 @njit(cache=True)

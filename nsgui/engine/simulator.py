@@ -11,6 +11,7 @@ from .arrays import new_data, to_struct
 from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
 from .control.python_block import PythonBlock
+from .event_driven import layout as ed_layout
 
 
 class SimulationError(RuntimeError):
@@ -37,9 +38,16 @@ class ControllerError(SimulationError):
 @dataclass
 class Event:
     t: float
-    kind: str       # impact, stick, slip, open, solver_warning
+    kind: str       # impact, stick, slip, open, accumulation (event-driven), solver_warning
     name: str       # contact name ("" for solver warnings)
     detail: str = ""
+    # impacts (and accumulations): normal velocity before and after (m/s), normal percussion (N·s),
+    # kinetic energy lost (J); accumulations: the estimated accumulation time t* (s)
+    un_pre: float = float("nan")
+    un_post: float = float("nan")
+    percussion: float = float("nan")
+    energy_lost: float = float("nan")
+    t_star: float = float("nan")
 
 
 @dataclass
@@ -61,12 +69,16 @@ class SimState:
     external_next: dict = field(default_factory=dict)
     # each `python` block's state, by block name: (pickled attributes, events it has not seen yet)
     user_state: dict = field(default_factory=dict)
+    # the event-driven integrator's own state (event_driven/layout.py); None for time stepping, or
+    # to start it afresh from (t, q, v)
+    ed: np.ndarray = field(default=None)
 
     def copy(self):
         return SimState(self.t, self.q.copy(), self.v.copy(), self.energy.copy(), self.lamN.copy(),
                         self.lamT.copy(), self.status.copy(), self.u.copy(), self.ctrl.copy(),
                         self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
-                        dict(self.external_next), dict(self.user_state))
+                        dict(self.external_next), dict(self.user_state),
+                        None if self.ed is None else self.ed.copy())
 
 
 _STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats")
@@ -77,6 +89,8 @@ def pack_states(states):
     sends several thousand times a second: pickling this costs nothing next to the states one by one)."""
     with_row = all(s.row is not None for s in states)
     names = _STATE_ARRAYS + ("row",) if with_row else _STATE_ARRAYS
+    if states and all(s.ed is not None for s in states):
+        names += ("ed",)
     sizes = [len(getattr(states[0], n)) for n in names] if states else []
     block = np.empty((len(states), 1 + sum(sizes)))
     for k, s in enumerate(states):
@@ -114,12 +128,17 @@ class Simulator:
         self._snap_clock = np.array([np.inf, 0.0, 0.0])
         self._status_cols = None  # columns of the contact statuses in a row (set on first use)
         self._snapshots = []
+        # the event-driven integrator's own state (None: time stepping)
+        self._event_driven = model.scene.settings.integrator == "event_driven"
+        self._ed = None
         self.reset()
 
     # ------------------------------------------------------------------ state
     def reset(self):
         m = self.model
         self._data = d = new_data(m.arrays, m.q0, m.v0)
+        if self._event_driven:
+            self._ed = np.zeros(ed_layout.size(m.nq, m.ncontacts))
         for c in self._external:
             d.external[c.index] = 1
             c.next_sample = 0.0
@@ -152,7 +171,8 @@ class Simulator:
                         d.status.copy(), d.u.copy(), d.ctrl.copy(), d.stats.copy(), self.step_count,
                         self._row.copy(),
                         {self.model.actuator_names[c.index]: c.next_sample for c in self._external},
-                        {b.name: b.state() for b in self._python})
+                        {b.name: b.state() for b in self._python},
+                        None if self._ed is None else self._ed.copy())
 
     def set_state(self, state: SimState):
         """Continue from a snapshot (possibly taken from a simulator of an edited scene)."""
@@ -173,6 +193,9 @@ class Simulator:
         self.step_count = state.step_count
         for c in self._external:  # a controller the snapshot does not know is sampled at once
             c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
+        if self._ed is not None:  # without the integrator's state it starts afresh from (t, q, v)
+            ok = state.ed is not None and state.ed.shape == self._ed.shape
+            self._ed[:] = state.ed if ok else 0.0
         st.state_row(*self._args, self._row, False)
         self._restart_snapshot_clock()
         for b in self._python:  # a block the snapshot does not know starts afresh
@@ -199,7 +222,8 @@ class Simulator:
         """Sizes of the state arrays in a kernel snapshot row, after its step index and time
         (the order of stepper.keep_snapshot and of SimState)."""
         d = self._data
-        return [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.ctrl, d.stats)]
+        sizes = [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.ctrl, d.stats)]
+        return sizes + ([len(self._ed)] if self._ed is not None else [])
 
     def _snapshot_buffer(self, nsteps):
         width = 2 + sum(self._snapshot_sizes())
@@ -223,8 +247,9 @@ class Simulator:
                 parts.append(b[k:k + size])
                 k += size
             row = rows[step].copy() if len(rows) > step else None
+            ed = parts.pop() if self._ed is not None else None
             self._snapshots.append(SimState(float(b[1]), *parts, step_count0 + step + 1, row,
-                                            dict(external_next), dict(user)))
+                                            dict(external_next), dict(user), ed))
 
     # ------------------------------------------------------------------ controllers
     def set_controller(self, actuator, law, period=None):
@@ -330,7 +355,10 @@ class Simulator:
         prev_warnings = stats[codes.ST_WARNINGS]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
-        code, done, cand = st.run_steps(nsteps, rows, *self._args, snaps, self._snap_clock)
+        if self._ed is None:
+            code, done, cand = st.run_steps(nsteps, rows, *self._args, snaps, self._snap_clock)
+        else:
+            code, done, cand = self._run_event_driven(nsteps, rows, snaps)
         if self._snap_clock[2]:
             self._keep_snapshots(snaps, rows, self.step_count)
         self.step_count += done
@@ -341,7 +369,8 @@ class Simulator:
                                       f"(last error {stats[codes.ST_LASTERR]:.1e})"))
         if record and done:
             self._row[:] = rows[done - 1]
-            self._collect_events(rows[:done], prev_status)
+            if self._ed is None:
+                self._collect_events(rows[:done], prev_status)
         elif done:
             st.state_row(*self._args, self._row, False)
         if code != codes.OK:
@@ -350,10 +379,29 @@ class Simulator:
             raise err
         return rows
 
+    def _run_event_driven(self, nsteps, rows, snaps):
+        """event_driven.loop.run_rows, its event log emptied into Events whenever it fills up."""
+        from .event_driven import loop
+        from .event_driven.events import log_events
+        done = 0
+        while True:
+            log = np.empty((64 + 8 * self.model.ncontacts, ed_layout.EV_WIDTH))
+            code, k, cand, nev = loop.run_rows(nsteps - done, rows[done:], *self._args, self._ed, log,
+                                               snaps, self._snap_clock, done)
+            self._events.extend(log_events(log[:nev], self.model.contact_names))
+            done += k
+            if code != ed_layout.EVENTS_FULL:
+                return code, done, cand
+
     def _failure(self, code, cand):
         """The SimulationError of a kernel return code (see stepper.run_steps)."""
         m = self.model
         t = self.t + m.dt
+        if code == ed_layout.STALLED:
+            name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else None
+            where = f" at contact '{name}'" if name else ""
+            return SimulationError(f"t = {t:.6g} s: events crowd{where}: the event-driven integrator "
+                                   f"cannot resolve them (use time stepping)", t, name)
         if code in (codes.NOT_FINITE, codes.RUNAWAY):
             signal = self.signal_names[cand] if 0 <= cand < len(self.signal_names) else None
             value = self._data.stats[codes.ST_BADVALUE]

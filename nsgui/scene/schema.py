@@ -368,6 +368,9 @@ SETTINGS = ObjectSpec("Settings", [
                "`false` is the standard Moreau–Jean scheme"),
     _num("impact_threshold", 1e-6, ge=0, le=MAX_IMPACT_THRESHOLD, unit="m/s",
          help="approach speed above which a step with a positive percussion counts as an impact"),
+    Field("integrator", "enum", default="time_stepping", choices=("time_stepping", "event_driven"),
+          help="`time_stepping` (Moreau–Jean) or `event_driven` (adaptive Runge–Kutta between events "
+               "located in time; frictionless contacts; docs/numerics.md); rows on the grid of `dt` either way"),
 ])
 
 SCENE = ObjectSpec("Scene", [

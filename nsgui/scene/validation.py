@@ -640,7 +640,19 @@ def _check_scene(c: _Checker, d):
             if f.kind == "list":
                 _unique(c, out[f.key], f.key, SPECS[f.of].label)
     _cross_check(c, out)
+    _check_integrator(c, out)
     return out
+
+
+def _check_integrator(c: _Checker, s: dict) -> None:
+    """The event-driven integrator handles frictionless contacts only (so far)."""
+    if (s.get("settings") or {}).get("integrator") != "event_driven":
+        return
+    for i, k in enumerate(s["contacts"]):
+        if k and (k.get("friction") or 0.0) > 0.0:
+            c.add(f"contacts[{i}].friction", f"friction {_g(k['friction'])} with settings.integrator "
+                  "'event_driven', which handles frictionless contacts only: set friction 0 or use 'time_stepping'")
+            return
 
 
 def _cross_check(c: _Checker, s: dict) -> None:

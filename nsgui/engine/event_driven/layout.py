@@ -1,0 +1,49 @@
+"""Layout of the event-driven integrator's own state (one float array per simulator, `ed`) and of
+its event log rows; plain ints, read by the kernels as constants and by the simulator.
+
+The `ed` array holds everything the next call depends on beyond Data: the integrator's current
+step (its start, length and dense output, the state after it, the proposed next length), the
+closed contacts, each contact's recent impact times (accumulation detection) and what a contact
+received since the last row. A snapshot copies it, so a run restored from a snapshot continues
+exactly, and a run in chunks gives the same numbers as one call.
+"""
+
+# head of ed
+H_T0, H_H, H_HNEXT, H_INIT, H_PENDING, H_PCONT, H_SAME_T, H_NSAME = range(8)
+HEAD = 8
+# per contact, CSTRIDE floats from HEAD: closed (in the active set), last impact time, last interval
+# between impacts, last ratio of intervals, how many consecutive ratios agreed, percussion since the
+# last row, an impact since the last row
+K_ACTIVE, K_TLAST, K_DLAST, K_RLAST, K_STREAK, K_PN, K_IMPACT = range(7)
+CSTRIDE = 8
+# pending work at the start of the next step (H_PENDING): none, a gap root, a take-off root, a check
+# of every contact (first call, restored state)
+P_NONE, P_GAP, P_TAKEOFF, P_CHECK = range(4)
+
+# an event log row: time, kind, contact, normal velocity before and after, normal percussion,
+# energy lost, estimated accumulation time (accumulations only)
+EV_T, EV_KIND, EV_CONTACT, EV_UPRE, EV_UPOST, EV_PN, EV_LOST, EV_TSTAR = range(8)
+EV_WIDTH = 8
+# kinds: an impact, a contact closing (sticking or sliding), a take-off, an accumulation bridged
+EV_IMPACT, EV_STICK, EV_SLIP, EV_OPEN, EV_ACCUMULATION = range(5)
+EVENT_KINDS = {EV_IMPACT: "impact", EV_STICK: "stick", EV_SLIP: "slip", EV_OPEN: "open",
+               EV_ACCUMULATION: "accumulation"}
+
+# kernel return codes beyond codes.OK...: the step size underflowed (events crowd: a contact
+# chattering the integrator cannot resolve), the event buffer is full (the simulator empties it
+# and calls again)
+STALLED, EVENTS_FULL = 100, 101
+
+
+def state_width(nq):
+    """Length of the integrator's state vector: q, v, damping loss, actuator work."""
+    return 2 * nq + 2
+
+
+def size(nq, nc):
+    return HEAD + CSTRIDE * nc + 6 * state_width(nq)
+
+
+def x_offset(nc):
+    """Offset in ed of the state after the current step (then its 5 x N dense output)."""
+    return HEAD + CSTRIDE * nc

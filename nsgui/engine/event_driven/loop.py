@@ -1,0 +1,432 @@
+"""The event-driven loop (numba): rows on the time grid of settings.dt from an adaptive DOPRI5
+integration, with every impact, closure and take-off at its own time.
+
+Per row (t → t + dt): steps are taken until the current step covers the row time, and the row is
+the dense output there. After each accepted step the event functions are checked over it — the gap
+of every open contact, the multiplier of every closed one — and the earliest root is located on the
+dense output (Illinois, to 1e-14 s); the step is then taken again to end exactly there. The event
+is handled at the start of the next step (rows before it are written first):
+  gap root    Newton's law over the touching contacts (impact LCP), accumulation check, then the
+              acceleration LCP decides which touching contacts stay closed
+  take-off    the contact leaves the active set; the acceleration LCP over the others
+An accumulation (impact intervals shrinking geometrically, three ratios agreeing to 1 %, and what
+is left of the series shorter than ZENO_WINDOW) is bridged: t* = t_k + δ_k r/(1 − r) is logged and
+the impact is plastic, so the contact goes on closed (persistent contact).
+"""
+
+import numpy as np
+from numba import njit
+
+from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_IMPACT, CF_E, FS_H, FS_IMPACT, FS_STICK, IMPACT,
+                     IS_CONST_M, OK, OPEN, SLIP, ST_IMPACTS, ST_STEPS, STICK)
+from ..contact_rows import contact_rows, sdot
+from ..control.kernel import apply_controllers
+from ..stepper import keep_snapshot, record_step
+from .contact_dynamics import closing_multipliers, derivative, impact, set_point
+from .dopri5 import dense, dopri_step, next_step_size
+from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN, EV_PN,
+                     EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_H, H_HNEXT, H_INIT,
+                     H_NSAME, H_PCONT, H_PENDING, H_SAME_T, H_T0, HEAD, K_ACTIVE, K_DLAST, K_IMPACT, K_PN,
+                     K_RLAST, K_STREAK, K_TLAST, P_CHECK, P_GAP, P_NONE, P_TAKEOFF, STALLED)
+
+RTOL, ATOL = 1e-10, 1e-12     # DOPRI5 tolerances (relative, absolute)
+HMAX = 0.05                   # s: longest step (a gap can dip below zero and back inside one step)
+GAP_TOL = 1e-9                # m: a contact this close touches
+VEL_TOL = 1e-8                # m/s: a touching contact approaching slower than this closes without impact
+ROOT_TOL = 1e-14              # s: width of the bracket of a located event
+ZENO_WINDOW = 1e-4            # s: an accumulation is bridged when what is left of it is shorter
+MAX_SAME_TIME = 64            # events at one instant before the run stops (chattering)
+
+
+@njit(cache=True)
+def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
+    """Advances up to nsteps rows of dt (rows written if rows has them), logging events into ev.
+    Returns (code, rows done, candidate or -1, events logged): code OK, STALLED or EVENTS_FULL
+    (the caller empties ev and calls again: the state in ed goes on from where it stopped). step0:
+    the index of the first row in the caller's run (for the snapshots' step numbers)."""
+    n, nc = d.q.shape[0], d.gap.shape[0]
+    N = 2 * n + 2
+    if m.isets[IS_CONST_M] != 0:
+        d.M[:, :] = m.M_const
+    h_row = m.fs[FS_H]
+    record = rows.shape[0] >= nsteps and rows.shape[0] > 0
+    xo = HEAD + CSTRIDE * nc
+    x_next = ed[xo:xo + N]
+    rcont = ed[xo + N:xo + 6 * N]
+    if ed[H_INIT] == 0.0:
+        _start(m, d, ed, x_next)
+    act = np.zeros(nc, np.int64)
+    lam = np.zeros(nc)
+    xs = np.empty(N)
+    nev = 0
+    for step in range(nsteps):
+        t_row = d.t[0]
+        T = t_row + h_row
+        apply_controllers(m, d, t_row)
+        code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T)
+        if code != OK:
+            return code, step, cand, nev
+        # the row: the dense output at T
+        h = ed[H_H]
+        theta = 1.0 if h <= 0.0 else (T - ed[H_T0]) / h
+        dense(rcont, theta, xs)
+        na = _active_list(ed, nc, act)
+        upot = derivative(m, d, act, na, xs, np.empty(N), lam)
+        d.t[0] = T
+        _fill_row_state(m, d, ed, act, na, lam, xs, h_row)
+        code, col = record_step(m, d, rows, step, upot, record)
+        if code != OK:
+            return code, step, col, nev
+        d.stats[ST_STEPS] += 1
+        _keep_snapshot(d, ed, snaps, snap_clock, step0 + step)
+    return OK, nsteps, -1, nev
+
+
+@njit(cache=True)
+def _start(m, d, ed, x_next):
+    """First call (or a state restored without the integrator's): the current step is empty at d.t,
+    every contact is checked (impacts, closures) before the first step."""
+    n, nc = d.q.shape[0], d.gap.shape[0]
+    ed[:] = 0.0
+    x_next[:n] = d.q
+    x_next[n:2 * n] = d.v
+    x_next[2 * n] = d.energy[ACC_DAMPING]
+    x_next[2 * n + 1] = d.energy[ACC_ACTUATORS]
+    ed[H_T0] = d.t[0]
+    ed[H_HNEXT] = min(m.fs[FS_H], HMAX)
+    ed[H_PENDING] = P_CHECK
+    ed[H_PCONT] = -1
+    ed[H_SAME_T] = -np.inf
+    for c in range(nc):
+        ed[HEAD + CSTRIDE * c + K_TLAST] = -np.inf
+    ed[H_INIT] = 1.0
+
+
+@njit(cache=True)
+def _active_list(ed, nc, act):
+    na = 0
+    for c in range(nc):
+        if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
+            act[na] = c
+            na += 1
+    return na
+
+
+@njit(cache=True)
+def _advance(m, d, ed, ev, nev, x_next, rcont, T):
+    """Steps until the current step covers time T. Returns (code, candidate, events logged)."""
+    n, nc = d.q.shape[0], d.gap.shape[0]
+    N = 2 * n + 2
+    act = np.zeros(nc, np.int64)
+    lam = np.zeros(nc)
+    lam0 = np.zeros(nc)
+    lam_end = np.zeros(nc)
+    K = np.zeros((7, N))
+    y1 = np.empty(N)
+    rc = np.empty(5 * N)
+    g0 = np.empty(nc)
+    u0 = np.empty(nc)
+    while ed[H_T0] + ed[H_H] < T:
+        t0 = ed[H_T0] + ed[H_H]
+        if ed[H_PENDING] != P_NONE:
+            if nev + 4 * nc + 4 > ev.shape[0]:
+                return EVENTS_FULL, -1, nev
+            nev = _handle_event(m, d, ed, ev, nev, x_next, t0)
+            if t0 == ed[H_SAME_T]:
+                ed[H_NSAME] += 1
+                if ed[H_NSAME] > MAX_SAME_TIME:
+                    return STALLED, int(ed[H_PCONT]), nev
+            else:
+                ed[H_SAME_T] = t0
+                ed[H_NSAME] = 0
+        na = _active_list(ed, nc, act)
+        derivative(m, d, act, na, x_next, K[0], lam)
+        lam0[:na] = lam[:na]
+        g0[:] = d.gap
+        u0[:] = d.un
+        h = min(ed[H_HNEXT], HMAX)
+        while True:
+            err = dopri_step(m, d, act, na, lam, x_next, K[0], h, K, y1, rc, RTOL, ATOL)
+            if err <= 1.0:
+                break
+            h = next_step_size(h, err) if np.isfinite(err) else 0.25 * h
+            if h < 1e-14 * (1.0 + abs(t0)):
+                return STALLED, -1, nev
+        # d holds the evaluation at y1 (the last stage): gaps and multipliers at the step's end
+        lam_end[:na] = lam[:na]
+        theta, kind, who = 2.0, P_NONE, -1
+        for c in range(nc):
+            if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
+                continue
+            th = _gap_root(m, d, act, na, rc, c, g0[c], d.gap[c], u0[c], d.un[c], h)
+            if th < theta:
+                theta, kind, who = th, P_GAP, c
+        for r in range(na):
+            if lam_end[r] < 0.0:
+                # a force that starts non-positive (a take-off at once) gives the root 0
+                th = 0.0 if lam0[r] <= 0.0 else _root(m, d, act, na, rc, P_TAKEOFF, r, 0.0, lam0[r], 1.0,
+                                                      lam_end[r], h)
+                if th < theta:
+                    theta, kind, who = th, P_TAKEOFF, act[r]
+        h_next = next_step_size(h, err)
+        if kind != P_NONE:
+            h_ev = theta * h
+            if h_ev < h:
+                dopri_step(m, d, act, na, lam, x_next, K[0], h_ev, K, y1, rc, RTOL, ATOL)
+                h_next = ed[H_HNEXT]
+            h = h_ev
+            ed[H_PENDING] = kind
+            ed[H_PCONT] = who
+        ed[H_T0] = t0
+        ed[H_H] = h
+        ed[H_HNEXT] = h_next
+        x_next[:] = y1
+        rcont[:] = rc
+    return OK, -1, nev
+
+
+@njit(cache=True)
+def _event_value(m, d, act, na, rc, kind, idx, theta):
+    """A gap (kind P_GAP, candidate idx) or a multiplier (P_TAKEOFF, row idx of the active set) on
+    the dense output at theta."""
+    N = rc.shape[0] // 5
+    xs = np.empty(N)
+    dense(rc, theta, xs)
+    if kind == P_GAP:
+        set_point(m, d, xs)
+        return d.gap[idx]
+    lam = np.zeros(act.shape[0])
+    derivative(m, d, act, na, xs, np.empty(N), lam)
+    return lam[idx]
+
+
+@njit(cache=True)
+def _root(m, d, act, na, rc, kind, idx, a, fa, b, fb, h):
+    """Illinois on [a, b] (fractions of the step h) with fa > 0 >= fb: returns the end of the final
+    bracket on the non-positive side (the contact touches, or its force has vanished)."""
+    side = 0
+    for _ in range(200):
+        if (b - a) * h <= ROOT_TOL or fb == 0.0:
+            break
+        c = b - fb * (b - a) / (fb - fa)
+        if not (a < c < b):
+            c = 0.5 * (a + b)
+        fc = _event_value(m, d, act, na, rc, kind, idx, c)
+        if fc > 0.0:
+            a, fa = c, fc
+            if side == 1:
+                fb *= 0.5
+            side = 1
+        else:
+            b, fb = c, fc
+            if side == -1:
+                fa *= 0.5
+            side = -1
+    return b
+
+
+@njit(cache=True)
+def _gap_root(m, d, act, na, rc, c, g0, g1, u0, u1, h):
+    """The fraction of the step where open contact c first touches (2.0: it does not)."""
+    if g1 < 0.0:
+        if g0 > 0.0:
+            return _root(m, d, act, na, rc, P_GAP, c, 0.0, g0, 1.0, g1, h)
+        # it starts touching (it has just left, or grazes): the flight above the contact ends at
+        # the last crossing; halve until a point above it is found
+        b, fb = 1.0, g1
+        for _ in range(60):
+            a = 0.5 * b
+            fa = _event_value(m, d, act, na, rc, P_GAP, c, a)
+            if fa > 0.0:
+                return _root(m, d, act, na, rc, P_GAP, c, a, fa, b, fb, h)
+            b, fb = a, fa
+        return 0.0
+    if u0 < 0.0 < u1 and g0 > 0.0:
+        # approaching then leaving within the step: the gap may dip below zero and come back
+        a = u0 / (u0 - u1)
+        fm = _event_value(m, d, act, na, rc, P_GAP, c, a)
+        if fm < 0.0:
+            return _root(m, d, act, na, rc, P_GAP, c, 0.0, g0, a, fm, h)
+    return 2.0
+
+
+@njit(cache=True)
+def _tangential_speed(m, d, c):
+    nn = m.ccn[c]
+    rn = np.zeros(max(nn, 1))
+    rt = np.zeros(max(nn, 1))
+    contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, rn, rt)
+    return sdot(m.ccols[c], rt, nn, d.v)
+
+
+@njit(cache=True)
+def _log(ev, nev, t, kind, c, upre, upost, pn, lost, tstar):
+    row = ev[nev]
+    row[EV_T] = t
+    row[EV_KIND] = kind
+    row[EV_CONTACT] = c
+    row[EV_UPRE] = upre
+    row[EV_UPOST] = upost
+    row[EV_PN] = pn
+    row[EV_LOST] = lost
+    row[EV_TSTAR] = tstar
+    return nev + 1
+
+
+@njit(cache=True)
+def _accumulating(ed, c, t):
+    """Books an impact of contact c at t; returns t* if its impacts accumulate (three consecutive
+    ratios of intervals agreeing to 1 %, below 1, and what is left of the geometric series shorter
+    than ZENO_WINDOW), else -inf."""
+    k = HEAD + CSTRIDE * c
+    tl = ed[k + K_TLAST]
+    ed[k + K_TLAST] = t
+    if not np.isfinite(tl):
+        return -np.inf
+    delta = t - tl
+    dl = ed[k + K_DLAST]
+    ed[k + K_DLAST] = delta
+    if dl <= 0.0:
+        return -np.inf
+    r = delta / dl
+    rl = ed[k + K_RLAST]
+    ed[k + K_RLAST] = r
+    if 0.0 < r < 1.0 and rl > 0.0 and abs(r - rl) <= 0.01 * rl:
+        ed[k + K_STREAK] += 1.0
+    else:
+        ed[k + K_STREAK] = 0.0
+    rest = delta * r / (1.0 - r) if r < 1.0 else np.inf
+    if ed[k + K_STREAK] >= 2.0 and rest < ZENO_WINDOW:
+        return t + rest
+    return -np.inf
+
+
+@njit(cache=True)
+def _forget_impacts(ed, c):
+    k = HEAD + CSTRIDE * c
+    ed[k + K_TLAST] = -np.inf
+    ed[k + K_DLAST] = 0.0
+    ed[k + K_RLAST] = 0.0
+    ed[k + K_STREAK] = 0.0
+
+
+@njit(cache=True)
+def _handle_event(m, d, ed, ev, nev, x_next, t):
+    """The event pending at time t, at the state x_next: impacts (Newton's law over the touching
+    contacts), then which touching contacts stay closed (acceleration LCP). Updates x_next and the
+    active set, logs the events; returns the number of events logged."""
+    n, nc = d.q.shape[0], d.gap.shape[0]
+    kind, who = int(ed[H_PENDING]), int(ed[H_PCONT])
+    ed[H_PENDING] = P_NONE
+    cf = m.cf
+    na_act = m.ai.shape[0]
+    set_point(m, d, x_next)
+    cands = np.zeros(nc, np.int64)
+    e = np.zeros(nc)
+    tstar = np.full(nc, -np.inf)
+    k = 0
+    approaching = False
+    for c in range(nc):
+        active = ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0
+        touching = d.gap[c] <= GAP_TOL or (kind == P_GAP and c == who)
+        if active or touching:
+            cands[k] = c
+            if not active and d.un[c] < -VEL_TOL:
+                approaching = True
+                tstar[k] = _accumulating(ed, c, t)
+                e[k] = 0.0 if np.isfinite(tstar[k]) else cf[c, CF_E]
+            k += 1
+    if approaching:
+        K0 = 0.5 * d.v @ (d.M @ d.v)
+        P, Um, Up, st = impact(m, d, cands, k, e)
+        K1 = 0.5 * d.v @ (d.M @ d.v)
+        d.energy[ACC_IMPACT] += K0 - K1
+        for r in range(k):
+            c = cands[r]
+            kc = HEAD + CSTRIDE * c
+            ed[kc + K_PN] += P[r]
+            if Um[r] < -VEL_TOL and ed[kc + K_ACTIVE] == 0.0:
+                lost = -P[r] * (Up[r] + Um[r]) * 0.5
+                nev = _log(ev, nev, t, EV_IMPACT, c, Um[r], Up[r], P[r], lost, np.nan)
+                if Um[r] < -m.fs[FS_IMPACT]:
+                    ed[kc + K_IMPACT] = 1.0
+                    d.stats[ST_IMPACTS] += 1
+                    d.ctrl[na_act + c] += 1.0
+                if np.isfinite(tstar[r]):
+                    nev = _log(ev, nev, t, EV_ACCUMULATION, c, Um[r], Up[r], P[r], lost, tstar[r])
+        x_next[n:2 * n] = d.v
+        set_point(m, d, x_next)
+    # closed contacts: touching, not separating (the take-off contact excepted): remove what is left
+    # of their approach (a plastic impact, nothing when they are at rest), then the acceleration LCP
+    k = 0
+    for c in range(nc):
+        if kind == P_TAKEOFF and c == who:
+            continue
+        active = ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0
+        touching = d.gap[c] <= GAP_TOL or (kind == P_GAP and c == who)
+        if active or (touching and abs(d.un[c]) <= VEL_TOL):
+            cands[k] = c
+            k += 1
+    lam = np.zeros(k)
+    if k > 0:
+        e[:k] = 0.0
+        K0 = 0.5 * d.v @ (d.M @ d.v)
+        P, Um, Up, st = impact(m, d, cands, k, e)
+        d.energy[ACC_IMPACT] += K0 - 0.5 * d.v @ (d.M @ d.v)
+        for r in range(k):
+            ed[HEAD + CSTRIDE * cands[r] + K_PN] += P[r]
+        x_next[n:2 * n] = d.v
+        set_point(m, d, x_next)
+        lam, st = closing_multipliers(m, d, cands, k)
+    closed = np.zeros(nc, np.bool_)
+    for r in range(k):
+        if lam[r] > 0.0:
+            closed[cands[r]] = True
+    for c in range(nc):
+        kc = HEAD + CSTRIDE * c
+        was = ed[kc + K_ACTIVE] != 0.0
+        if closed[c] and not was:
+            slip = abs(_tangential_speed(m, d, c)) > m.fs[FS_STICK]
+            nev = _log(ev, nev, t, EV_SLIP if slip else EV_STICK, c, d.un[c], d.un[c], 0.0, 0.0, np.nan)
+            _forget_impacts(ed, c)
+        elif was and not closed[c]:
+            nev = _log(ev, nev, t, EV_OPEN, c, d.un[c], d.un[c], 0.0, 0.0, np.nan)
+        ed[kc + K_ACTIVE] = 1.0 if closed[c] else 0.0
+    return nev
+
+
+@njit(cache=True)
+def _fill_row_state(m, d, ed, act, na, lam, xs, h_row):
+    """What a row records beyond q and v (evaluated at the row state): the energies integrated with
+    the motion, each contact's percussion since the last row (impacts plus force × dt) and status."""
+    n, nc = d.q.shape[0], d.gap.shape[0]
+    d.energy[ACC_DAMPING] = xs[2 * n]
+    d.energy[ACC_ACTUATORS] = xs[2 * n + 1]
+    nu = d.u.shape[0]
+    d.ctrl[:nu] = d.u
+    force = np.zeros(nc)
+    for r in range(na):
+        force[act[r]] = max(lam[r], 0.0)
+    for c in range(nc):
+        kc = HEAD + CSTRIDE * c
+        d.lamN[c] = ed[kc + K_PN] + force[c] * h_row
+        d.lamT[c] = 0.0
+        if ed[kc + K_IMPACT] != 0.0:
+            d.status[c] = IMPACT
+        elif ed[kc + K_ACTIVE] != 0.0:
+            d.status[c] = SLIP if abs(_tangential_speed(m, d, c)) > m.fs[FS_STICK] else STICK
+        else:
+            d.status[c] = OPEN
+        ed[kc + K_PN] = 0.0
+        ed[kc + K_IMPACT] = 0.0
+
+
+@njit(cache=True)
+def _keep_snapshot(d, ed, snaps, clock, step):
+    """stepper.keep_snapshot, with the integrator's state ed at the end of the snapshot row."""
+    before = clock[2]
+    keep_snapshot(d, snaps, clock, step)
+    if clock[2] > before:
+        row = snaps[int(clock[2]) - 1]
+        w = ed.shape[0]
+        row[row.shape[0] - w:] = ed

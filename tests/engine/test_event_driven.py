@@ -1,0 +1,162 @@
+"""Event-driven integration (settings.integrator = "event_driven") against closed forms and an exact
+reflection solution computed here: impact times, the accumulation time t*, a ball in a wedge and its
+sensitivity to initial conditions, rows on the grid of dt, exact restore from snapshots."""
+
+import numpy as np
+import pytest
+
+from nsgui.engine import compile_scene, simulate
+from nsgui.engine.simulator import Simulator
+from nsgui.scene import scene_from_dict
+
+from tests.helpers import example_dict
+
+G = 9.81
+R_BALL = 0.1
+H0 = 1.0 - R_BALL                   # bouncing_ball.json: centre at 1 m, radius 0.1 m
+T1 = np.sqrt(2 * H0 / G)            # (T8.1)
+
+
+def ball(e, dt=1e-3, duration=2.0):
+    d = example_dict("bouncing_ball")
+    d["settings"].update(integrator="event_driven", dt=dt, duration=duration)
+    d["contacts"][0]["restitution"] = e
+    return scene_from_dict(d)
+
+
+def impact_time(k, e):
+    """(T8.3)"""
+    return T1 * (1 + 2 * e * (1 - e ** (k - 1)) / (1 - e))
+
+
+def test_impact_times_and_accumulation_time_match_the_closed_form():
+    e = 0.5
+    res = simulate(ball(e))
+    impacts = [ev for ev in res.events if ev.kind == "impact"]
+    assert len(impacts) >= 10
+    for k, ev in enumerate(impacts, start=1):
+        assert abs(ev.t - impact_time(k, e)) < 1e-10, k
+        v_pre = np.sqrt(2 * G * H0) * e ** (k - 1)
+        assert ev.un_pre == pytest.approx(-v_pre, abs=1e-9)
+    # the accumulation is bridged once: t* of (T8.4) (errata 000-4), then the ball rests
+    acc = [ev for ev in res.events if ev.kind == "accumulation"]
+    assert len(acc) == 1
+    assert abs(acc[0].t_star - T1 * (1 + e) / (1 - e)) < 1e-9
+    assert impacts[-1].un_post == 0.0
+    late = res["t"] > acc[0].t_star + 0.01
+    assert np.all(np.abs(res["v.ball.y"][late]) < 1e-12)
+    assert np.all(np.abs(res["q.ball.y"][late] - R_BALL) < 1e-9)
+    assert np.allclose(res["contact.ball_ground.fn"][late], G, rtol=1e-9)  # m g, as time stepping
+    # energy: every loss is booked at the impacts
+    lost = sum(ev.energy_lost for ev in res.events if ev.kind == "impact")
+    assert lost == pytest.approx(G * H0, rel=1e-9)
+    assert np.max(np.abs(res["energy.residual"])) < 1e-9
+
+
+def test_rows_on_the_time_grid_of_time_stepping():
+    ed = simulate(ball(0.9, dt=1e-3, duration=1.0))
+    d = example_dict("bouncing_ball")
+    d["settings"].update(dt=1e-3, duration=1.0)
+    ts = simulate(scene_from_dict(d))
+    assert ed.signals.keys() == ts.signals.keys()
+    assert np.array_equal(ed["t"], ts["t"])
+
+
+def test_elastic_ball_keeps_its_energy_and_period():
+    res = simulate(ball(1.0, dt=5e-3, duration=10.0))
+    assert np.max(np.abs(res["energy.total"] - res["energy.total"][0])) < 1e-9
+    times = np.array([ev.t for ev in res.events if ev.kind == "impact"])
+    k = np.arange(len(times))
+    assert np.max(np.abs(times - T1 * (1 + 2 * k))) < 1e-10
+
+
+def test_snapshot_restores_exactly_and_chunks_change_nothing():
+    model = compile_scene(ball(0.7, dt=1e-3))
+    a = Simulator(model)
+    a.run(400)
+    s = a.get_state()
+    first = a.run(900)
+    a.set_state(s)
+    again = a.run(900)
+    assert np.array_equal(first, again)
+    b = Simulator(model)
+    chunks = np.vstack([b.run(k) for k in (1, 7, 392, 250, 650)])
+    whole = Simulator(model).run(1300)
+    assert np.array_equal(chunks, whole)
+    # kernel snapshots (what the window keeps) restore exactly too
+    c = Simulator(model)
+    c.snapshot_every(0.25)
+    c.run(1300)
+    snap = c.pop_snapshots()[2]
+    c.set_state(snap)
+    assert np.array_equal(c.run(100), whole[int(round(snap.t / 1e-3)):][:100])
+
+
+# ------------------------------------------------------------------ a ball in a wedge
+GAMMA = np.radians(35.0)          # inward wall normals at ±35° from the horizontal: a V of 110°
+NORMALS = np.array([[np.cos(GAMMA), np.sin(GAMMA)], [-np.cos(GAMMA), np.sin(GAMMA)]])
+P0 = np.array([0.35, 0.9])
+
+
+def wedge(x0=P0[0], dt=1e-3, duration=10.0):
+    d = example_dict("bouncing_ball")
+    d["settings"].update(integrator="event_driven", dt=dt, duration=duration)
+    d["obstacles"] = [dict(name=f"wall{i}", type="wall", point=[0.0, 0.0], normal=list(n))
+                      for i, n in enumerate(NORMALS)]
+    d["contacts"] = [dict(name=f"ball_wall{i}", a=dict(body="ball", shape="disk"), b=dict(obstacle=f"wall{i}"),
+                          restitution=1.0, friction=0.0) for i in range(2)]
+    d["initial"]["q"] = {"ball.x": x0, "ball.y": P0[1]}
+    return scene_from_dict(d)
+
+
+def wedge_reference(x0, times):
+    """Exact piecewise-parabolic motion of the centre with elastic reflections on the walls (lines
+    n·p = r): each next impact from the roots of a quadratic. Returns the centre at `times`."""
+    p, v, t = np.array([x0, P0[1]]), np.zeros(2), 0.0
+    g = np.array([0.0, -G])
+    out = np.empty((len(times), 2))
+    k, last = 0, -1
+    while k < len(times):
+        best, wall = np.inf, -1
+        for i, n in enumerate(NORMALS):
+            a, b, c = 0.5 * n @ g, n @ v, n @ p - R_BALL
+            if i == last:
+                tau = -b / a if b > 0 else np.inf  # the root other than 0
+            else:
+                disc = b * b - 4 * a * c
+                q = -0.5 * (b + np.copysign(np.sqrt(disc), b))
+                roots = [r for r in (q / a, c / q) if r > 0]
+                tau = min(roots) if roots else np.inf
+            if tau < best:
+                best, wall = tau, i
+        while k < len(times) and times[k] <= t + best:
+            s = times[k] - t
+            out[k] = p + v * s + 0.5 * g * s * s
+            k += 1
+        p = p + v * best + 0.5 * g * best * best
+        v = v + g * best
+        n = NORMALS[wall]
+        v = v - 2 * (n @ v) * n
+        t += best
+        last = wall
+    return out
+
+
+def test_ball_in_a_wedge_follows_the_exact_reflections_for_10_s():
+    res = simulate(wedge())
+    t = res["t"]
+    ref = wedge_reference(P0[0], t)
+    err = np.hypot(res["q.ball.x"] - ref[:, 0], res["q.ball.y"] - ref[:, 1])
+    assert np.max(err) < 1e-8
+    assert sum(ev.kind == "impact" for ev in res.events) > 20
+
+
+def test_ball_in_a_wedge_amplifies_a_small_perturbation_as_the_exact_solution_does():
+    delta = 1e-9
+    t = np.array([10.0])
+    grow_exact = np.linalg.norm(wedge_reference(P0[0] + delta, t) - wedge_reference(P0[0], t)) / delta
+    runs = [simulate(wedge(P0[0] + dx)) for dx in (0.0, delta)]
+    end = [np.array([r["q.ball.x"][-1], r["q.ball.y"][-1]]) for r in runs]
+    grow = np.linalg.norm(end[1] - end[0]) / delta
+    assert grow_exact > 1e3            # sensitivity to initial conditions (thesis §4.5)
+    assert grow == pytest.approx(grow_exact, rel=1e-2)
