@@ -38,6 +38,8 @@ def _parser():
     p.add_argument("--every", type=int, default=1, metavar="N",
                    help="record one step in N (rows 0, N, 2N…); the summary still covers every step")
     p.add_argument("--summary-json", help="write the run summary to this JSON file")
+    p.add_argument("--events", metavar="FILE.csv", help="write the event log (time, kind, contact, normal "
+                   "velocities before and after, percussion, energy lost) to this CSV file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--allow-code", action="store_true",
                    help="run the scene's Python controllers (`python` blocks import and run code from "
@@ -154,6 +156,8 @@ def _run(args, stop):
     from nsgui.scene import validate_scene
     from nsgui.examples import resolve_scene
 
+    if args.events and not args.events.lower().endswith(".csv"):
+        return _fail(f"--events {args.events}: the file name must end in .csv")
     if args.out and not args.out.lower().endswith((".csv", ".h5", ".hdf5")):
         return _fail(f"--out {args.out}: the file name must end in .csv, .h5 or .hdf5")
     for opt, val in (("--dt", args.dt), ("--duration", args.duration)):
@@ -209,6 +213,12 @@ def _run(args, stop):
     finally:
         bar.close()
     s = result.summary
+    if args.events:
+        try:
+            from nsgui.engine.event_log import write_events_csv
+            write_events_csv(args.events, result.events)
+        except OSError as e:
+            return _fail(f"cannot write {args.events}: {e.strerror or e}")
     if args.summary_json:
         try:
             from nsgui.atomic import atomic_write_text

@@ -352,6 +352,7 @@ class Simulator:
         stats = self._data.stats
         rows = np.empty((nsteps if record else 0, len(self.signal_names)))
         prev_status = self._data.status.copy()
+        prev_row = self._row.copy()  # the state before this call: impacts' velocities before
         prev_warnings = stats[codes.ST_WARNINGS]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
@@ -370,7 +371,7 @@ class Simulator:
         if record and done:
             self._row[:] = rows[done - 1]
             if self._ed is None:
-                self._collect_events(rows[:done], prev_status)
+                self._collect_events(rows[:done], prev_status, prev_row)
         elif done:
             st.state_row(*self._args, self._row, False)
         if code != codes.OK:
@@ -435,7 +436,7 @@ class Simulator:
                 return body, joint
         return None, None
 
-    def _collect_events(self, rows, prev_status):
+    def _collect_events(self, rows, prev_status, prev_row):
         m = self.model
         if not m.ncontacts:
             return
@@ -456,10 +457,24 @@ class Simulator:
                 kind = "open"
             else:
                 kind = STATUS_NAMES[s]
-            self._events.append(Event(float(t[k]), kind, m.contact_names[c]))
+            event = Event(float(t[k]), kind, m.contact_names[c])
+            if s == codes.IMPACT:
+                self._describe_impact(event, c, rows[k - 1] if k else prev_row, rows[k])
+            self._events.append(event)
         if len(self._events) > 200000:  # bounded: the oldest are the least useful in a live view
             del self._events[:100000]
             self._events_dropped += 100000
+
+    def _describe_impact(self, event, c, before, after):
+        """An impact step's normal velocities before and after (contact rows at the start of the
+        step, as the scheme takes them), its percussion and the energy its percussion took
+        (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½)."""
+        lay, n = self._layout, self.model.nq
+        HN, _HT = self.model.contact_jacobians(before[lay.q:lay.q + n])
+        event.un_pre = float(HN[c] @ before[lay.v:lay.v + n])
+        event.un_post = float(HN[c] @ after[lay.v:lay.v + n])
+        event.percussion = float(after[lay.contact_column(c, "pn")])
+        event.energy_lost = -event.percussion * (event.un_post + event.un_pre) / 2
 
     def pop_events(self):
         ev, self._events = self._events, []

@@ -160,3 +160,31 @@ def test_ball_in_a_wedge_amplifies_a_small_perturbation_as_the_exact_solution_do
     grow = np.linalg.norm(end[1] - end[0]) / delta
     assert grow_exact > 1e3            # sensitivity to initial conditions (thesis §4.5)
     assert grow == pytest.approx(grow_exact, rel=1e-2)
+
+
+# ------------------------------------------------------------------ the event log (--events)
+def test_events_csv_of_either_integrator(tmp_path):
+    from nsgui.cli import run_main
+    from nsgui.engine.event_log import read_events_csv
+    e = 0.5
+    for integrator in ("event_driven", "time_stepping"):
+        out = tmp_path / f"{integrator}.csv"
+        code = run_main(["bouncing_ball", "--duration", "1.2", "--quiet", "--no-projection", "--dt", "1e-4",
+                         "--set", f"contacts[0].restitution={e}", "--set", f"settings.integrator={integrator}",
+                         "--events", str(out)])
+        assert code == 0
+        impacts = [r for r in read_events_csv(out) if r["kind"] == "impact"]
+        assert len(impacts) >= 4
+        for k, r in enumerate(impacts[:4], start=1):
+            v = np.sqrt(2 * G * H0) * e ** (k - 1)
+            tol = 1e-10 if integrator == "event_driven" else 2e-3  # time stepping: O(h) timing
+            assert r["contact"] == "ball_ground"
+            assert r["time"] == pytest.approx(impact_time(k, e), abs=tol)
+            assert r["un_pre"] == pytest.approx(-v, abs=1e-9 if integrator == "event_driven" else 1e-2)
+            # Newton's law holds exactly in both (time stepping: per step, §3.3)
+            assert r["un_post"] == pytest.approx(-e * r["un_pre"], rel=1e-12)
+            # m = 1; a time step's percussion also takes the step's gravity, m g h
+            gravity = 0.0 if integrator == "event_driven" else G * 1e-4
+            assert r["percussion"] == pytest.approx((1 + e) * -r["un_pre"] + gravity, rel=1e-9)
+            assert r["energy_lost"] == pytest.approx(0.5 * (1 - e * e) * r["un_pre"] ** 2,
+                                                     rel=1e-12 if integrator == "event_driven" else 3e-3)

@@ -21,7 +21,7 @@ from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_IMPACT, CF_E, FS_H, FS_IMPA
                      IS_CONST_M, OK, OPEN, SLIP, ST_IMPACTS, ST_STEPS, STICK)
 from ..contact_rows import contact_rows, sdot
 from ..control.kernel import apply_controllers
-from ..stepper import keep_snapshot, record_step
+from ..stepper import keep_snapshot, record_step, update_switches
 from .contact_dynamics import closing_multipliers, derivative, impact, set_point
 from .dopri5 import dense, dopri_step, next_step_size
 from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN, EV_PN,
@@ -63,6 +63,7 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
         t_row = d.t[0]
         T = t_row + h_row
         apply_controllers(m, d, t_row)
+        _switch_contacts(m, d, ed)
         code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T)
         if code != OK:
             return code, step, cand, nev
@@ -100,6 +101,26 @@ def _start(m, d, ed, x_next):
     for c in range(nc):
         ed[HEAD + CSTRIDE * c + K_TLAST] = -np.inf
     ed[H_INIT] = 1.0
+
+
+@njit(cache=True)
+def _enabled(m, d, c):
+    """Whether contact c is switched on (scene `switch`; Data.ctrl holds the flags)."""
+    return d.ctrl[m.ai.shape[0] + d.gap.shape[0] + c] != 0.0
+
+
+@njit(cache=True)
+def _switch_contacts(m, d, ed):
+    """Contact switches, sampled at row times (d is evaluated at the row state): a closed contact
+    switched off leaves the active set (the bodies then pass through each other)."""
+    if m.switched.shape[0] == 0:
+        return
+    update_switches(m, d)
+    for c in range(d.gap.shape[0]):
+        if not _enabled(m, d, c) and ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
+            ed[HEAD + CSTRIDE * c + K_ACTIVE] = 0.0
+            if ed[H_PENDING] == P_NONE:
+                ed[H_PENDING] = P_CHECK
 
 
 @njit(cache=True)
@@ -156,7 +177,7 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T):
         lam_end[:na] = lam[:na]
         theta, kind, who = 2.0, P_NONE, -1
         for c in range(nc):
-            if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
+            if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0 or not _enabled(m, d, c):
                 continue
             th = _gap_root(m, d, act, na, rc, c, g0[c], d.gap[c], u0[c], d.un[c], h)
             if th < theta:
@@ -329,6 +350,8 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
     for c in range(nc):
         active = ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0
         touching = d.gap[c] <= GAP_TOL or (kind == P_GAP and c == who)
+        if not _enabled(m, d, c):
+            continue
         if active or touching:
             cands[k] = c
             if not active and d.un[c] < -VEL_TOL:
@@ -360,7 +383,7 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
     # of their approach (a plastic impact, nothing when they are at rest), then the acceleration LCP
     k = 0
     for c in range(nc):
-        if kind == P_TAKEOFF and c == who:
+        if (kind == P_TAKEOFF and c == who) or not _enabled(m, d, c):
             continue
         active = ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0
         touching = d.gap[c] <= GAP_TOL or (kind == P_GAP and c == who)
