@@ -9,6 +9,9 @@ controller invalid is refused with the validation's message.
 """
 from __future__ import annotations
 
+import json
+import re
+
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QWidget
 
 from nsgui.scene import edits as ops
@@ -204,8 +207,8 @@ class Rows:
         elif f.kind in ("string", "name"):
             self.add(TextField(self.ins, get, (lambda sc, v: put(sc, v.strip() or None)) if f.nullable else put,
                                label), f)
-        elif f.kind == "map":
-            self.add(TextField(self.ins, lambda sc: ", ".join(f"{k} = {v:g}" for k, v in (get(sc) or {}).items()),
+        elif f.kind in ("map", "params"):
+            self.add(TextField(self.ins, lambda sc: ", ".join(f"{k} = {json.dumps(v)}" for k, v in (get(sc) or {}).items()),
                                lambda sc, text: put(sc, _mapping(text)), label), f)
         elif f.kind == "vec2":
             for k, axis in enumerate("xy"):
@@ -299,17 +302,17 @@ def _numbers(text: str) -> list:
         raise ValueError(f"expected numbers separated by commas, got {text!r}") from None
 
 
+_KEY = re.compile(r'(^|,)\s*([A-Za-z_][\w.\-\[\]]*)\s*[=:]')
+
+
 def _mapping(text: str) -> dict:
-    """{key: number} from "a = 1, b = 2" (or "a: 1; b: 2")."""
-    out = {}
-    for part in filter(str.strip, text.replace(";", ",").split(",")):
-        key, sep, value = part.replace(":", "=").partition("=")
-        try:
-            if not sep or not key.strip():
-                raise ValueError
-            out[key.strip()] = float(value)
-        except ValueError:
-            raise ValueError(f"expected name = number pairs separated by commas, got {part.strip()!r}") from None
+    """{name: value} from "a = 1, b = [1, 2], c = \"text\"" (values in JSON, names bare)."""
+    if not text.strip():
+        return {}
+    try:
+        out = json.loads("{" + _KEY.sub(lambda m: f'{m.group(1)}"{m.group(2)}":', text) + "}")
+    except ValueError:
+        raise ValueError(f"expected name = value pairs separated by commas (values in JSON), got {text!r}") from None
     return out
 
 

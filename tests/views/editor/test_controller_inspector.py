@@ -228,9 +228,11 @@ def test_maps_lists_of_numbers_and_optional_names_are_typed_as_text(window):
     posture.commit(f"{coord} = 0.25")
     assert doc.scene.controllers[k].posture == {coord: 0.25}
     assert posture.edit.text() == f"{coord} = 0.25"
+    posture.commit(f"{coord} = 0.25, {coord}_x = \"a\"")  # a text value: the validation refuses it
+    assert doc.scene.controllers[k].posture == {coord: 0.25} and w.editor.widget.hint.text().startswith("posture")
     posture.commit("nonsense")
     assert doc.scene.controllers[k].posture == {coord: 0.25}
-    assert "expected name = number pairs" in w.editor.widget.hint.text()
+    assert "expected name = value pairs" in w.editor.widget.hint.text()
     gains = _field(w, "W (list, N·m/rad)")
     gains.commit("120, 130")  # two gains for four actuators: the validation's reason
     assert doc.scene.controllers[k].W == [3000.0] and w.editor.widget.hint.text().startswith("W")
@@ -247,3 +249,17 @@ def test_declared_units_resolve_to_the_driven_joints_unit_in_either_order():
     for unit, (turning, sliding) in cases.items():
         assert (pick_unit(unit, True), pick_unit(unit, False), pick_unit(unit, None)) == (turning, sliding, unit)
     assert (signal_unit("coord", True), signal_unit("input", False), signal_unit("J", True)) == ("rad", "N", "J")
+
+
+def test_a_python_block_takes_module_class_and_parameters(arm):
+    w, doc = arm, arm.document
+    name = _add_block(w, "python", ["shoulder_motor", "elbow_motor"])
+    _field(w, "module").commit("my_law.py")
+    _field(w, "class name").commit("Law")
+    _field(w, "params").commit('kp = 10, targets = [0.5, -1.0], mode = "joint", on = true')
+    b = doc.scene.controllers[0]
+    assert (b.name, b.module, b.class_name) == (name, "my_law.py", "Law")
+    assert b.params == {"kp": 10, "targets": [0.5, -1.0], "mode": "joint", "on": True}
+    assert _field(w, "params").edit.text() == 'kp = 10, targets = [0.5, -1.0], mode = "joint", on = true'
+    _field(w, "params").commit("kp = oops")
+    assert "values in JSON" in w.editor.widget.hint.text() and doc.scene.controllers[0].params["kp"] == 10
