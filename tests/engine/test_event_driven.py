@@ -188,3 +188,26 @@ def test_events_csv_of_either_integrator(tmp_path):
             assert r["percussion"] == pytest.approx((1 + e) * -r["un_pre"] + gravity, rel=1e-9)
             assert r["energy_lost"] == pytest.approx(0.5 * (1 - e * e) * r["un_pre"] ** 2,
                                                      rel=1e-12 if integrator == "event_driven" else 3e-3)
+
+
+# ------------------------------------------------------------------ agreement with time stepping
+@pytest.mark.parametrize("name, duration, edits, bound", [
+    ("falling_rod", 2.0, {}, 1e-4),                               # Zeno on each end, then both closed
+    ("double_pendulum_wall", 2.0, {}, 5e-5),                      # elastic and plastic wall impacts
+    ("rocking_block", 1.0, {"contacts[0].friction": 0.0}, 5e-5),  # a box: corners, rocking accumulation
+])
+def test_time_stepping_converges_to_the_event_driven_solution(name, duration, edits, bound):
+    from tests.helpers import example
+    scene = example(name)
+    if edits:
+        scene = scene.with_values(edits)
+    ed = simulate(scene.with_values({"settings.integrator": "event_driven"}), duration=duration)
+    assert ed.summary["failure"] is None
+    assert ed.summary["energy_residual"] < 1e-8
+    coords = [n for n in ed.signals if n.startswith("q.")]
+    errors = []
+    for f in (10, 100):
+        ts = simulate(scene, dt=scene.settings.dt / f, duration=duration, projection=False)
+        errors.append(max(np.max(np.abs(ts[n][::f] - ed[n])) for n in coords))
+    assert errors[1] < errors[0] / 5      # first order in h, the order of time stepping
+    assert errors[1] < bound

@@ -193,3 +193,15 @@ def impact(m, d, cands, k, e):
     P, st = _lcp(W, b)
     d.v[:] += X @ P
     return P, Um, H @ d.v, st
+
+
+@njit(cache=True)
+def rest(m, d, cands, k):
+    """Brings the normal velocities of candidates cands[:k] to zero (W P = −U⁻, the end of an
+    accumulation); d.v jumps. Returns (P, U⁻, U⁺)."""
+    free_acceleration(m, d)  # factors M
+    H, X, W = contact_matrices(m, d, cands, k)
+    Um = H @ d.v
+    P = _bilateral(W, -Um)
+    d.v[:] += X @ P
+    return P, Um, H @ d.v

@@ -22,7 +22,7 @@ from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_IMPACT, CF_E, FS_H, FS_IMPA
 from ..contact_rows import contact_rows, sdot
 from ..control.kernel import apply_controllers
 from ..stepper import keep_snapshot, record_step, update_switches
-from .contact_dynamics import closing_multipliers, derivative, impact, set_point
+from .contact_dynamics import closing_multipliers, derivative, impact, rest, set_point
 from .dopri5 import dense, dopri_step, next_step_size
 from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN, EV_PN,
                      EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_H, H_HNEXT, H_INIT,
@@ -35,6 +35,7 @@ GAP_TOL = 1e-9                # m: a contact this close touches
 VEL_TOL = 1e-8                # m/s: a touching contact approaching slower than this closes without impact
 ROOT_TOL = 1e-14              # s: width of the bracket of a located event
 ZENO_WINDOW = 1e-4            # s: an accumulation is bridged when what is left of it is shorter
+BRIDGE_GAP = 1e-6             # m: contacts this close take part in the accumulation bridged
 MAX_SAME_TIME = 64            # events at one instant before the run stops (chattering)
 
 
@@ -323,15 +324,6 @@ def _accumulating(ed, c, t):
 
 
 @njit(cache=True)
-def _forget_impacts(ed, c):
-    k = HEAD + CSTRIDE * c
-    ed[k + K_TLAST] = -np.inf
-    ed[k + K_DLAST] = 0.0
-    ed[k + K_RLAST] = 0.0
-    ed[k + K_STREAK] = 0.0
-
-
-@njit(cache=True)
 def _handle_event(m, d, ed, ev, nev, x_next, t):
     """The event pending at time t, at the state x_next: impacts (Newton's law over the touching
     contacts), then which touching contacts stay closed (acceleration LCP). Updates x_next and the
@@ -347,6 +339,7 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
     tstar = np.full(nc, -np.inf)
     k = 0
     approaching = False
+    bridge_v = -1.0  # an accumulation bridged: the fastest approach among its impacts
     for c in range(nc):
         active = ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0
         touching = d.gap[c] <= GAP_TOL or (kind == P_GAP and c == who)
@@ -357,7 +350,10 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
             if not active and d.un[c] < -VEL_TOL:
                 approaching = True
                 tstar[k] = _accumulating(ed, c, t)
-                e[k] = 0.0 if np.isfinite(tstar[k]) else cf[c, CF_E]
+                e[k] = cf[c, CF_E]
+                if np.isfinite(tstar[k]):
+                    e[k] = 0.0
+                    bridge_v = max(bridge_v, -d.un[c])
             k += 1
     if approaching:
         K0 = 0.5 * d.v @ (d.M @ d.v)
@@ -379,22 +375,32 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
                     nev = _log(ev, nev, t, EV_ACCUMULATION, c, Um[r], Up[r], P[r], lost, tstar[r])
         x_next[n:2 * n] = d.v
         set_point(m, d, x_next)
-    # closed contacts: touching, not separating (the take-off contact excepted): remove what is left
-    # of their approach (a plastic impact, nothing when they are at rest), then the acceleration LCP
+    # closed contacts: touching (or closed before) with a normal velocity ~0 — a closed contact that
+    # an impact elsewhere sets separating leaves, as does the take-off contact: remove what is left
+    # of their approach (a plastic impact, nothing when they are at rest), then the acceleration LCP.
+    # Bridging an accumulation closes every contact taking part in it (a rocking block's two
+    # corners): those within BRIDGE_GAP whose normal speed is at most twice the last approach, all
+    # brought to rest (the limit of the accumulation)
+    bridge = bridge_v >= 0.0
+    gtol = BRIDGE_GAP if bridge else GAP_TOL
+    vtol = 2.0 * bridge_v + VEL_TOL if bridge else VEL_TOL
     k = 0
     for c in range(nc):
         if (kind == P_TAKEOFF and c == who) or not _enabled(m, d, c):
             continue
         active = ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0
-        touching = d.gap[c] <= GAP_TOL or (kind == P_GAP and c == who)
-        if active or (touching and abs(d.un[c]) <= VEL_TOL):
+        touching = d.gap[c] <= gtol or (kind == P_GAP and c == who)
+        if (active or touching) and abs(d.un[c]) <= vtol:
             cands[k] = c
             k += 1
     lam = np.zeros(k)
     if k > 0:
         e[:k] = 0.0
         K0 = 0.5 * d.v @ (d.M @ d.v)
-        P, Um, Up, st = impact(m, d, cands, k, e)
+        if bridge:
+            P, Um, Up = rest(m, d, cands, k)
+        else:
+            P, Um, Up, st = impact(m, d, cands, k, e)
         d.energy[ACC_IMPACT] += K0 - 0.5 * d.v @ (d.M @ d.v)
         for r in range(k):
             ed[HEAD + CSTRIDE * cands[r] + K_PN] += P[r]
@@ -411,7 +417,6 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
         if closed[c] and not was:
             slip = abs(_tangential_speed(m, d, c)) > m.fs[FS_STICK]
             nev = _log(ev, nev, t, EV_SLIP if slip else EV_STICK, c, d.un[c], d.un[c], 0.0, 0.0, np.nan)
-            _forget_impacts(ed, c)
         elif was and not closed[c]:
             nev = _log(ev, nev, t, EV_OPEN, c, d.un[c], d.un[c], 0.0, 0.0, np.nan)
         ed[kc + K_ACTIVE] = 1.0 if closed[c] else 0.0
