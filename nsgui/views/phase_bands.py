@@ -19,29 +19,78 @@ def band_color(value: int) -> str:
     return BAND_COLORS[value % len(BAND_COLORS)]
 
 
+def _ints(phase):
+    p = np.asarray(phase, float)
+    return np.where(np.isfinite(p), np.rint(p), -1).astype(np.int64)
+
+
+class PhaseChanges:
+    """The rows where a recorded phase changes, kept up to date incrementally as the history grows
+    (a refresh reads only the new rows)."""
+
+    def __init__(self):
+        self.n = 0
+        self.rows = np.zeros(0, np.int64)    # first row of each run
+        self.values = np.zeros(0, np.int64)  # its phase
+
+    def extend(self, phase, n):
+        if n < self.n:  # a shorter history: another one
+            self.__init__()
+        if n == self.n:
+            return self
+        start = max(self.n - 1, 0)
+        p = _ints(phase[start:n])
+        if self.n == 0:
+            rows = np.concatenate([[0], np.flatnonzero(np.diff(p)) + 1])
+        else:
+            rows = np.flatnonzero(np.diff(p)) + 1
+        rows = rows + start
+        self.rows = np.concatenate([self.rows, rows])
+        self.values = np.concatenate([self.values, p[rows - start]])
+        self.n = n
+        return self
+
+    def runs(self, t, i0, i1, max_runs=MAX_BANDS):
+        """(starts, ends, values) of rows i0:i1 (see phase_runs)."""
+        if i1 <= i0 or self.n == 0:
+            return np.empty(0), np.empty(0), np.empty(0, int)
+        k0 = max(int(np.searchsorted(self.rows, i0, "right")) - 1, 0)
+        k1 = int(np.searchsorted(self.rows, i1, "left"))
+        rows, values = self.rows[k0:k1].copy(), self.values[k0:k1]
+        rows[0] = i0
+        starts, end = np.asarray(t[rows], float), float(t[i1 - 1])
+        ends = np.append(starts[1:], end)
+        if len(starts) <= max_runs:
+            return starts, ends, values
+        # more runs than bands: equal intervals, each taking the phase held longest in it (a run counts
+        # in the interval it starts in, up to that interval's end); an interval in which no run starts
+        # takes the phase of the run covering it
+        span = max(end - starts[0], 1e-300)
+        bucket = np.minimum(((starts - starts[0]) * (max_runs / span)).astype(np.int64), max_runs - 1)
+        lo = int(values.min())
+        width = int(values.max()) - lo + 1
+        inside = np.minimum(ends, starts[0] + span * (bucket + 1) / max_runs) - starts
+        held = np.bincount(bucket * width + (values - lo), weights=inside,
+                           minlength=max_runs * width).reshape(max_runs, width)
+        filled = np.bincount(bucket, minlength=max_runs) > 0
+        st = starts[0] + span * np.arange(max_runs) / max_runs
+        covering = values[np.searchsorted(starts, st, "right") - 1]  # the run going on at its start
+        first = starts[np.minimum(np.searchsorted(bucket, np.arange(max_runs)), len(starts) - 1)]
+        held[np.arange(max_runs), covering - lo] += np.where(filled, first - st, 0.0)
+        vals = np.where(filled, held.argmax(axis=1) + lo, covering)
+        new = np.concatenate([[True], vals[1:] != vals[:-1]])
+        st, vals = st[new], vals[new]
+        return st, np.append(st[1:], end), vals
+
+
 def phase_runs(t, phase, i0=0, i1=None, max_runs=MAX_BANDS):
     """(starts, ends, values): the runs of constant integer phase among rows i0:i1 of the history, a
     run lasting from its first row's time to the next run's (the last one to the last row's time).
     Rows where the phase is not finite belong to no band (value -1). With more than `max_runs` runs,
-    those shorter than the span / max_runs join the run before them."""
+    the span is cut into `max_runs` equal intervals, each takes the phase held longest in it, and
+    neighbours with the same phase are one band."""
     i1 = len(t) if i1 is None else i1
-    tt = np.asarray(t[i0:i1], float)
-    if len(tt) == 0:
-        return np.empty(0), np.empty(0), np.empty(0, int)
-    p = np.asarray(phase[i0:i1], float)
-    p = np.where(np.isfinite(p), np.rint(p), -1).astype(np.int64)
-    first = np.concatenate([[0], np.flatnonzero(np.diff(p)) + 1])
-    starts, values = tt[first], p[first]
-    end = tt[-1]
-    if len(starts) > max_runs:
-        ends = np.append(starts[1:], end)
-        keep = (ends - starts) >= (end - tt[0]) / max_runs
-        keep[0] = True
-        starts, values = starts[keep], values[keep]
-        # neighbours that now touch with the same phase are one band
-        new = np.concatenate([[True], values[1:] != values[:-1]])
-        starts, values = starts[new], values[new]
-    return starts, np.append(starts[1:], end), values
+    return PhaseChanges().extend(phase, i1).runs(t, i0, i1, max_runs)
 
 
 def labelled_signal(model, names):
@@ -66,6 +115,7 @@ class PhaseBands:
 
     def __init__(self, plot_item):
         self.plot_item = plot_item
+        self.changes, self._source = PhaseChanges(), None
         self.items: list[pg.LinearRegionItem] = []
         self.shown = 0
         self.name, self.labels = None, ()
@@ -81,8 +131,13 @@ class PhaseBands:
             it.hide()
         self.shown = 0
 
-    def update(self, t, phase, i0=0, i1=None, max_runs=MAX_BANDS):
-        starts, ends, values = phase_runs(t, phase, i0, i1, max_runs)
+    def update(self, t, phase, i0=0, i1=None, max_runs=MAX_BANDS, key=None):
+        """Draw the runs of rows i0:i1 of the history; `key` names the history (its changes are then
+        found incrementally as it grows)."""
+        i1 = len(t) if i1 is None else i1
+        if key is None or key != self._source:
+            self.changes, self._source = PhaseChanges(), key
+        starts, ends, values = self.changes.extend(phase, len(t)).runs(t, i0, i1, max_runs)
         drawn = [(a, b, v) for a, b, v in zip(starts, ends, values) if v >= 0]
         while len(self.items) < len(drawn):
             it = pg.LinearRegionItem(orientation="vertical", movable=False, pen=pg.mkPen(None))

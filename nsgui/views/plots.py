@@ -418,7 +418,7 @@ class TimePlot(PlotCard):
             hit = hit[(hit >= i0) & (hit < i1)][-MAX_MARKERS:]
             sc.setData(t[hit], c.column(name)[hit])
         if self.bands.name in rec._index:
-            self.bands.update(t, c.column(self.bands.name), i0, i1)
+            self.bands.update(t, c.column(self.bands.name), i0, i1, key=(id(rec), self.bands.name))
         self._refresh_previous()
         self.apply_range(t[0], t[-1], lo, hi)
 

@@ -117,3 +117,14 @@ def test_gamma2_changed_while_paused_branches_beside_the_old_run(window):
     # discarding the old branch removes its paths
     c.discard_previous()
     assert not any(p.previous for p in window.view3d.overlay_paths)
+
+
+def test_a_block_clicked_in_the_scene_tree_opens_in_the_inspector(window):
+    assert window.open_scene(SCENE)
+    tree = window.scene_tree
+    root = tree.tree.topLevelItem(0)
+    section = next(root.child(k) for k in range(root.childCount()) if root.child(k).text(0).startswith("Controllers"))
+    tree.tree.itemClicked.emit(section.child(0), 0)
+    name = window.document.scene.controllers[0].name
+    assert window.editor.canvas.selection == [("controller", name)]
+    assert window.editor.widget.inspector.title.text() == f"Controller “{name}”"

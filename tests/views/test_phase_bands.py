@@ -34,20 +34,35 @@ def test_runs_of_constant_phase_from_each_change_to_the_next():
     assert values.tolist() == [1, 2]
 
 
-def test_many_short_runs_are_decimated_into_the_band_before_them():
+def test_many_short_runs_are_decimated_to_the_phase_held_longest():
     t, phase = _history()
-    # the transition chatters: 1 and 2 alternate every step between 0.3 and 0.45 (150 runs)
+    # the transition chatters: 1, 1, 2, 1, 1, 2 ... between 0.3 and 0.45 (100 runs)
     chatter = (t >= 0.3) & (t < 0.45)
-    phase[chatter] = 1 + (np.arange(chatter.sum()) % 2)
+    phase[chatter] = np.where(np.arange(chatter.sum()) % 3 == 2, 2, 1)
     starts, ends, values = phase_runs(t, phase)
-    assert len(starts) == 152  # the last 2 of the chatter runs on into the constrained phase
+    assert len(starts) == 102  # (the last 2 of the chatter runs on into the constrained phase)
     starts, ends, values = phase_runs(t, phase, max_runs=20)
-    # every 1-step run is shorter than 1 s / 20: they join the band before them (the free phase,
-    # then one band per kept run); the long runs keep their exact ends
-    assert values.tolist() == [0, 2, 3] and len(starts) <= 20
-    np.testing.assert_allclose(starts, [0.0, 0.449, 0.9])
-    np.testing.assert_allclose(ends, [0.449, 0.9, 0.999])
-    assert np.all(ends > starts)
+    # 20 intervals of 0.05 s: those of the chatter show the phase held longest (1), the long runs
+    # keep their places to within one interval
+    assert values.tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(starts, [0.0, 0.3, 0.45, 0.9], atol=1 / 20)
+    assert starts[0] == 0.0 and ends[-1] == t[-1] and np.all(ends > starts)
+    np.testing.assert_array_equal(ends[:-1], starts[1:])
+
+
+def test_the_changes_are_found_incrementally_as_the_history_grows():
+    from nsgui.views.phase_bands import PhaseChanges
+    t, phase = _history()
+    pc = PhaseChanges()
+    for n in (1, 2, 299, 300, 301, 700, 1000):
+        pc.extend(phase, n)
+        got = pc.runs(t, 0, n)
+        want = phase_runs(t[:n], phase[:n])
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+    assert pc.rows.tolist() == [0, 300, 450, 900]
+    pc.extend(phase, 10)  # a shorter history is another one
+    assert pc.rows.tolist() == [0] and pc.n == 10
 
 
 def test_rows_without_a_phase_belong_to_no_band():
@@ -141,3 +156,14 @@ def test_an_exported_figure_of_a_time_plot_has_the_bands_and_their_legend(panel)
             assert np.abs(np.array([got.red(), got.green(), got.blue()]) - want).max() <= 3, (color, got.name())
     finally:
         fig.close()
+
+
+def test_a_long_phase_with_brief_blips_keeps_its_band():
+    """Constrained (2) from 0.45 to 0.9 with a one-step blip of 1 every 0.05 s: the decimated bands
+    are the long phases; no interval is given to the blips."""
+    t, phase = _history()
+    blips = (t > 0.46) & (t < 0.89) & (np.round(t * 1000) % 50 == 25)
+    phase[blips] = 1
+    starts, ends, values = phase_runs(t, phase, max_runs=20)
+    assert values.tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(starts, [0.0, 0.3, 0.45, 0.9], atol=1 / 20)

@@ -62,6 +62,22 @@ class EditorController(QObject):
         self.document.sceneReplaced.connect(self.canvas.fit_view)
         self.canvas.deleteRequested.connect(self.delete_selection)
         self.autosave = Autosave(self.document, parent=self)
+        tree = getattr(window, "scene_tree", None)
+        if tree is not None:  # an item clicked in the scene tree is selected for the inspector too
+            tree.tree.itemClicked.connect(lambda item, _col: self.select_tree_path(item.data(0, Qt.UserRole)))
+
+    TREE_KINDS = {"bodies": "body", "joints": "joint", "obstacles": "obstacle", "contacts": "contact",
+                  "forces": "force", "actuators": "actuator", "controllers": "controller"}
+
+    def select_tree_path(self, path):
+        """Select the scene-tree item at `path` (("controllers", 0), ...) in the editor."""
+        if not path or len(path) != 2 or path[0] not in self.TREE_KINDS:
+            return
+        try:
+            name = getattr(self.document.scene, path[0])[path[1]].name
+        except (IndexError, AttributeError):
+            return
+        self.canvas.set_selection([(self.TREE_KINDS[path[0]], name)])
 
     # -- menus -----------------------------------------------------------------------------------
     def _action(self, menu, text, slot, shortcut=None, tip=""):
