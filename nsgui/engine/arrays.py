@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from .codes import N_ACC, N_STATS, ST_MINGAP
+from .codes import N_ACC, N_AN, N_STATS, ST_MINGAP
 from .signals import SignalLayout
 
 
@@ -122,6 +122,7 @@ class Data(NamedTuple):
     fric: np.ndarray         # ... whether each has friction
     HN: np.ndarray           # (nc, width of ccols): sparse normal rows of the active candidates
     HT: np.ndarray           # ... tangent rows
+    anchor: np.ndarray       # (nc, N_AN) material contact points at the start of the step (projection.py)
     row_n: np.ndarray        # (nq,) a generalized-force row
     dudq: np.ndarray         # (na, nq) Jacobians of the inputs of implicit blocks (zero rows otherwise)
     dudv: np.ndarray
@@ -154,7 +155,7 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         gap=z(nc), nrm=z((nc, 2)), pa=z((nc, 2)), pb=z((nc, 2)), un=z(nc),
         Qact=z(n), K=z((n, n)), C=z((n, n)), What=z((n, n)), piv=z(n, np.int64), vfree=z(n), v_new=z(n),
         q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
-        HN=z((nc, width)), HT=z((nc, width)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
+        HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))

@@ -31,6 +31,10 @@ N_CI = 5
 # tangential restitution e_T (CF_E is always Newton's e_N: Moreau's e is converted when compiling)
 CF_ALX, CF_ALY, CF_RA, CF_E, CF_MU, CF_B0, CF_B1, CF_B2, CF_B3, CF_RB, CF_ET = range(11)
 N_CF = 11
+# anchor columns (Data.anchor, per candidate, written at the start of a step for the projection): its
+# points on a and b in their bodies' frames, their separation pa - pb in the world, pushed in the last step
+AN_RA, AN_RB, AN_SEP, AN_LOADED = 0, 2, 4, 6
+N_AN = 7
 
 # ---------------------------------------------------------------- force elements
 # spring float columns (int columns: body a, body b; -1 is the world): attachment points, stiffness,

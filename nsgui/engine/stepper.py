@@ -10,8 +10,9 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
                    the step, Newton's law in its right-hand side: v_k+1 and the percussions
   update_positions q_k+1 = q_k + h(θ v_k+1 + (1-θ) v_k)
   book_energy, classify_contacts  energy bookkeeping and the contact status of the step
-  project_positions  optional: moves q along M⁻¹Hᵀ to remove penetration (velocities untouched) and
-                   books the potential energy it changes
+  project_positions  optional (projection.py): moves q along M⁻¹Hᵀ to remove penetration and the
+                   drift of persistent contacts, takes the potential energy it adds from the motion
+                   along that direction, and books what it changes
   record_step      the signal row (signals.SignalLayout)
   keep_snapshot    at the requested interval, the whole state in a row of a snapshot buffer (resume
                    points without leaving the loop)
@@ -32,11 +33,12 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL)
-from .contact_rows import contact_rows, delassus_lu, delassus_sparse, densify, sdot
+from .contact_rows import contact_rows, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
 from .evaluation import evaluate, force_jacobians
+from .projection import anchor_contacts, project_positions
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
 from .signals import T_COLUMN
 from .solvers._linalg import lu_factor_inplace, lu_solve_factored
@@ -190,6 +192,8 @@ def activate_contacts(m, d):
             if fric[nact]:
                 anyfric = True
             nact += 1
+    if projection != 0:
+        anchor_contacts(m, d, nact)
     return nact, anyfric
 
 
@@ -312,19 +316,21 @@ def book_energy(m, d, nact):
 
 @njit(cache=True)
 def classify_contacts(m, d, nact):
-    """Contact status of the step: IMPACT (pushed while approaching faster than the impact threshold),
-    SLIP or STICK (pushed, by the sliding speed), OPEN (not pushed). Impact steps are also counted per
-    contact in d.ctrl (what controllers read as events)."""
+    """Contact status of the step: IMPACT (pushed while approaching faster than the impact threshold,
+    and not pushed in the step before), SLIP or STICK (pushed, by the sliding speed), OPEN (not pushed).
+    A contact pushed in the step before cannot have been hit since: it approaches at most by the
+    step's O(h) geometric drift (a pivoting foot), which is no impact. Impact steps are also counted
+    per contact in d.ctrl (what controllers read as events)."""
     impact, stick = m.fs[FS_IMPACT], m.fs[FS_STICK]
     ccols, ccn = m.ccols, m.ccn
-    status, act, lamN_new, un, HT, v_new, stats = d.status, d.act, d.lamN_new, d.un, d.HT, d.v_new, d.stats
+    status, act, lamN, lamN_new, un, HT, v_new, stats = d.status, d.act, d.lamN, d.lamN_new, d.un, d.HT, d.v_new, d.stats
     na = m.ai.shape[0]
     for c in range(status.shape[0]):
         status[c] = OPEN
     for r in range(nact):
         c = act[r]
         if lamN_new[c] > 0.0:
-            if un[c] < -impact:
+            if un[c] < -impact and lamN[c] == 0.0:
                 status[c] = IMPACT
                 stats[ST_IMPACTS] += 1
                 d.ctrl[na + c] += 1.0
@@ -342,65 +348,6 @@ def commit_step(d, t_next):
     d.lamN[:] = d.lamN_new
     d.lamT[:] = d.lamT_new
     d.t[0] = t_next
-
-
-@njit(cache=True)
-def project_positions(m, d, upot):
-    """Projection: up to 4 times, q moves along M⁻¹Hᵀ by the smallest amounts that close the deepest
-    penetrations (an LCP in the gaps), the model is evaluated again there, and the potential energy
-    this changes is booked. upot: the potential energy at d.q; returns it at the projected d.q."""
-    q, gap, act, HN, HT, kin = d.q, d.gap, d.act, d.HN, d.HT, d.kin
-    ccols, ccn = m.ccols, m.ccn
-    n, nc = q.shape[0], gap.shape[0]
-    const_M = m.isets[IS_CONST_M] != 0
-    maxc = max(ccols.shape[1], 1)
-    enabled = d.ctrl[m.ai.shape[0] + nc:]
-    for _ in range(4):
-        gmin = 0.0
-        for c in range(nc):
-            if gap[c] < gmin and enabled[c] != 0.0:
-                gmin = gap[c]
-        if gmin > -m.fs[FS_PROJ_TOL]:
-            break
-        mp = 0
-        for c in range(nc):
-            if gap[c] < -gmin + 1e-12 and enabled[c] != 0.0:
-                act[mp] = c
-                mp += 1
-        pcols = np.zeros((mp, maxc), np.int64)
-        pvals = np.zeros((mp, maxc))
-        pnnz = np.zeros(mp, np.int64)
-        qp = np.zeros(mp)
-        a0 = np.zeros(mp, np.bool_)
-        for r in range(mp):
-            c = act[r]
-            nn = ccn[c]
-            contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[r], HT[r])
-            pnnz[r] = nn
-            pcols[r, :nn] = ccols[c, :nn]
-            pvals[r, :nn] = HN[r, :nn]
-            qp[r] = gap[c]
-            a0[r] = gap[c] < 0.0
-        if const_M:
-            Xp, Wp = delassus_sparse(pcols, pvals, pnnz, m.Minv_const)
-        else:
-            Hp = densify(pcols, pvals, pnnz, n)
-            Xp = np.linalg.solve(d.M, Hp.T)
-            Wp = Hp @ Xp
-        for r in range(mp):
-            Wp[r, r] += 1e-12 * (1.0 + Wp[r, r])
-        tau, st, itp = bpp_lcp(Wp, qp, a0, 3 * mp + 10)
-        if st != SOLVED:
-            tau, st, itp = lemke(Wp, qp, 50 * mp + 100)
-        if st != SOLVED:
-            break
-        for r in range(mp):
-            for i in range(n):
-                q[i] += Xp[i, r] * tau[r]
-        u_before = upot
-        upot = evaluate(m, d, not const_M)
-        d.energy[ACC_PROJECTION] += upot - u_before
-    return upot
 
 
 @njit(cache=True)

@@ -1,0 +1,232 @@
+"""Position projection after a step (settings.projection), numba kernels: docs/numerics.md, Projection.
+
+The velocity step leaves two kinds of position error, both removed here by one small displacement
+Δq = M⁻¹Hᵀτ (the M-closest one, a mixed LCP in τ):
+- penetrations deeper than the projection tolerance (unilateral rows: gap ≥ 0 ⊥ τ ≥ 0);
+- the O(h²) drift of persistent contacts, those pushed in this step and the one before (the velocity
+  law holds for the Jacobians at the start of the step only): their gap returns to 0 and, if they
+  stick, their material points return to where they were at the start of the step (equality rows),
+  so a pivoting foot neither hovers nor slides, and a projection of the other contacts cannot drag it.
+The projection keeps the total energy where it can: the potential energy the displacement adds is
+taken from the kinetic energy along the same direction (v ← v + s Δq, as far as the velocity along Δq
+allows), so lifting a body out of the ground slows its approach instead of adding the lift to its
+energy; what it removes (a pivoting body's drift put back) returns to the motion (v ← c v).
+"""
+
+import numpy as np
+from numba import njit
+
+from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
+                    FS_PROJ_TOL, FS_REST_V, IS_CONST_M, LIMIT, SOLVED, STICK)
+from .contact_rows import contact_rows, delassus_sparse, densify
+from .dynamics import point_world
+from .evaluation import evaluate
+from .solvers import bpp_lcp, lemke
+
+DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
+ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
+
+
+@njit(cache=True)
+def anchor_contacts(m, d, nact):
+    """At the start of a step, for each active candidate d.act[:nact]: its contact points as material
+    points of its two bodies (body-frame coordinates), their separation, and whether it was pushed in
+    the last step (d.anchor, AN_* columns)."""
+    ci, kin, anchor, act, pa, pb, lamN = m.ci, d.kin, d.anchor, d.act, d.pa, d.pb, d.lamN
+    pos, ang = kin.pos, kin.ang
+    for r in range(nact):
+        c = act[r]
+        anchor[c, AN_LOADED] = 1.0 if lamN[c] > 0.0 else 0.0
+        if ci[c, CI_BTYPE] == LIMIT:
+            continue
+        for k, b, p in ((AN_RA, ci[c, CI_ABODY], pa), (AN_RB, ci[c, CI_BBODY], pb)):
+            x, y = p[c, 0], p[c, 1]
+            if b >= 0:
+                co, si = np.cos(ang[b]), np.sin(ang[b])
+                x, y = co * (x - pos[b, 0]) + si * (y - pos[b, 1]), -si * (x - pos[b, 0]) + co * (y - pos[b, 1])
+            anchor[c, k], anchor[c, k + 1] = x, y
+        anchor[c, AN_SEP] = pa[c, 0] - pb[c, 0]
+        anchor[c, AN_SEP + 1] = pa[c, 1] - pb[c, 1]
+
+
+@njit(cache=True)
+def _tangential_drift(m, d, c):
+    """How far the material points of candidate c have slid along its tangent since the step began."""
+    ci, kin, an = m.ci, d.kin, d.anchor
+    ax, ay = point_world(ci[c, CI_ABODY], an[c, AN_RA], an[c, AN_RA + 1], kin.pos, kin.ang)
+    bx, by = point_world(ci[c, CI_BBODY], an[c, AN_RB], an[c, AN_RB + 1], kin.pos, kin.ang)
+    dx, dy = ax - bx - an[c, AN_SEP], ay - by - an[c, AN_SEP + 1]
+    return d.nrm[c, 1] * dx - d.nrm[c, 0] * dy
+
+
+@njit(cache=True)
+def _persistent(m, d, enabled):
+    """Per candidate: 1 if it was pushed in this step and the last and is not separating (its normal
+    row becomes an equality), 2 if it also sticks with friction (its tangent row too), else 0."""
+    nc = d.gap.shape[0]
+    kind = np.zeros(nc, np.int64)
+    rest_v = max(m.fs[FS_REST_V], 1e-9)
+    for c in range(nc):
+        if enabled[c] != 0.0 and d.lamN[c] > 0.0 and d.anchor[c, AN_LOADED] != 0.0 and d.un[c] <= rest_v:
+            kind[c] = 1
+            if m.ci[c, CI_BTYPE] != LIMIT and m.cf[c, CF_MU] > 0.0 and d.status[c] == STICK:
+                kind[c] = 2
+    return kind
+
+
+@njit(cache=True)
+def _solve_mixed(W, qv, ne):
+    """τ with W τ + qv = 0 on the first ne rows (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others
+    (the unilateral rows reduced by the Schur complement of the equality block). Returns (τ, ok)."""
+    k = qv.shape[0]
+    nu = k - ne
+    tau = np.zeros(k)
+    for r in range(k):
+        W[r, r] += 1e-12 * (1.0 + W[r, r])   # redundant rows (two corners of a flat face) stay solvable
+    A = np.ascontiguousarray(W[:ne, :ne])
+    if nu == 0:
+        tau[:] = -np.linalg.solve(A, qv)
+        return tau, True
+    if ne > 0:
+        Wue = np.ascontiguousarray(W[ne:, :ne])
+        Y = np.linalg.solve(A, np.ascontiguousarray(W[:ne, ne:]))
+        y = np.linalg.solve(A, qv[:ne].copy())
+        Wr = W[ne:, ne:] - Wue @ Y
+        qr = qv[ne:] - Wue @ y
+    else:
+        Wr = W.copy()
+        qr = qv.copy()
+    tu, st, _ = bpp_lcp(Wr, qr, qr < 0.0, 3 * nu + 10)
+    if st != SOLVED:
+        tu, st, _ = lemke(Wr, qr, 50 * nu + 100)
+    if st != SOLVED:
+        return tau, False
+    tau[ne:] = tu
+    if ne > 0:
+        tau[:ne] = -(y + Y @ tu)
+    return tau, True
+
+
+@njit(cache=True)
+def project_positions(m, d, upot):
+    """The projection of the step's end state (module doc): up to ITERATIONS linearized mixed LCPs,
+    then the kinetic-energy compensation. upot: the potential energy at d.q; returns it at the
+    projected state. Books the energy the whole change makes (ΔU + ΔK) as energy.projection."""
+    q, gap, act, HN, HT, kin = d.q, d.gap, d.act, d.HN, d.HT, d.kin
+    ccols, ccn = m.ccols, m.ccn
+    n, nc = q.shape[0], gap.shape[0]
+    const_M = m.isets[IS_CONST_M] != 0
+    maxc = max(ccols.shape[1], 1)
+    enabled = d.ctrl[m.ai.shape[0] + nc:]
+    kind = _persistent(m, d, enabled)
+    u0 = upot
+    k0 = 0.5 * d.v @ (d.M @ d.v)
+    dq = np.zeros(n)
+    moved = False
+    for _ in range(ITERATIONS):
+        gmin = 0.0
+        drift = 0.0
+        for c in range(nc):
+            if enabled[c] != 0.0 and kind[c] == 0 and gap[c] < gmin:
+                gmin = gap[c]
+            if kind[c] > 0:
+                drift = max(drift, abs(gap[c]))
+        deep = gmin < -m.fs[FS_PROJ_TOL]
+        if not deep and drift <= DRIFT_TOL:
+            for c in range(nc):
+                if kind[c] == 2:
+                    drift = max(drift, abs(_tangential_drift(m, d, c)))
+            if drift <= DRIFT_TOL:
+                break
+        # rows: equalities (persistent normals, sticking tangents) first, then the penetrations
+        ne = 0
+        for c in range(nc):
+            ne += kind[c]
+        mp = 0
+        for c in range(nc):
+            if kind[c] == 0 and deep and enabled[c] != 0.0 and gap[c] < -gmin + 1e-12:
+                act[mp] = c
+                mp += 1
+        k = ne + mp
+        pcols = np.zeros((k, maxc), np.int64)
+        pvals = np.zeros((k, maxc))
+        pnnz = np.zeros(k, np.int64)
+        qp = np.zeros(k)
+        r = 0
+        for c in range(nc):
+            if kind[c] == 0:
+                continue
+            nn = ccn[c]
+            contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
+            pnnz[r] = nn
+            pcols[r, :nn] = ccols[c, :nn]
+            pvals[r, :nn] = HN[0, :nn]
+            qp[r] = gap[c]
+            r += 1
+            if kind[c] == 2:
+                pnnz[r] = nn
+                pcols[r, :nn] = ccols[c, :nn]
+                pvals[r, :nn] = HT[0, :nn]
+                qp[r] = _tangential_drift(m, d, c)
+                r += 1
+        for j in range(mp):
+            c = act[j]
+            nn = ccn[c]
+            contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
+            pnnz[r] = nn
+            pcols[r, :nn] = ccols[c, :nn]
+            pvals[r, :nn] = HN[0, :nn]
+            qp[r] = gap[c]
+            r += 1
+        if const_M:
+            Xp, Wp = delassus_sparse(pcols, pvals, pnnz, m.Minv_const)
+        else:
+            Hp = densify(pcols, pvals, pnnz, n)
+            Xp = np.linalg.solve(d.M, Hp.T)
+            Wp = Hp @ Xp
+        tau, ok = _solve_mixed(Wp, qp, ne)
+        if not ok:
+            break
+        step = Xp @ tau
+        q += step
+        dq += step
+        moved = True
+        upot = evaluate(m, d, not const_M)
+    if not moved:
+        return upot
+    if upot > u0:
+        _give_back(d, dq, upot - u0)
+    else:
+        _restore(d, u0 - upot, k0)
+    upot = evaluate(m, d, False)
+    d.energy[ACC_PROJECTION] += upot - u0 + 0.5 * d.v @ (d.M @ d.v) - k0
+    return upot
+
+
+@njit(cache=True)
+def _restore(d, du, k0):
+    """v ← c v with c ≥ 1: the potential energy the projection removed (a persistent contact's drift
+    put back: the velocity step had lifted the body at the expense of its motion) returns to the
+    motion, all velocities scaled alike so every contact velocity keeps its value's direction (a
+    sticking foot still sticks). At most 1 % of the kinetic energy: a body at rest is not set moving."""
+    if k0 <= 0.0:
+        return
+    d.v *= np.sqrt(1.0 + min(du, 0.01 * k0) / k0)
+
+
+@njit(cache=True)
+def _give_back(d, w, du):
+    """v ← v + s w with the s of smallest size that lowers the kinetic energy by du (or, if the velocity
+    along w cannot give that much, by all it can): the potential energy the projection added is taken
+    from the motion along the projection's direction w."""
+    Mw = d.M @ w
+    a = w @ Mw
+    b = d.v @ Mw
+    if a <= 0.0 or b == 0.0:
+        return
+    disc = b * b - 2.0 * a * du
+    if disc <= 0.0:
+        s = -b / a
+    else:
+        s = -2.0 * du / (b + np.sign(b) * np.sqrt(disc))
+    d.v += s * w
