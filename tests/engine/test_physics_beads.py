@@ -67,7 +67,9 @@ def test_complementarity_at_every_step(projection):
     approaching = active & (U0[:-1] < -3 * G * h)
     w = U1 + E_N * U0[:-1]
     assert approaching.sum() >= 10
-    assert np.abs(w[approaching]).max() < 1e-9
+    # with projection the recorded v_k+1 also carries the projection's energy compensation: a bead lifted
+    # by δ <= h |U| / 2 out of penetration gives back g δ / |U| <= g h / 2 of speed, summed over the beads it lifts
+    assert np.abs(w[approaching]).max() < (5 * G * h if projection else 1e-9)
     assert np.all(w[active & (U0[:-1] < 0)] >= -1e-9) if not projection else True
     closing = active & (U0[:-1] < 0)
     assert np.all(U1[closing] >= -1e-9 + (E_N * U0[:-1][closing] if not projection else -E_N * 3 * G * h))
