@@ -152,10 +152,16 @@ class MainWindow(QMainWindow):
 
     def _hide_stale_tab_bars(self):
         """Qt 6.12 leaves the old tab bar of a tabified dock group visible where the group used to be
-        after its layout is rebuilt (restoreState, a dock added beside it): hide tab bars that are not
-        next to their docks."""
-        for bar in self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
-            docks = [self.docks[t] for t in (bar.tabText(i) for i in range(bar.count())) if t in self.docks]
+        after its layout is rebuilt (restoreState, a dock added beside it, a dock raised): hide tab
+        bars that are not next to their docks, and those whose tabs are only part of another bar's
+        (the group before a dock joined it)."""
+        bars = self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly)
+        titles = {bar: {bar.tabText(i) for i in range(bar.count())} for bar in bars}
+        for bar in bars:
+            if bar.isVisible() and any(o is not bar and o.isVisible() and titles[bar] < titles[o] for o in bars):
+                bar.hide()
+                continue
+            docks = [self.docks[t] for t in titles[bar] if t in self.docks]
             shown = [d for d in docks if d.isVisible() and not d.visibleRegion().isEmpty()]
             if not shown:
                 continue
@@ -587,6 +593,7 @@ class MainWindow(QMainWindow):
         key = getattr(getattr(m, "scene", None), "name", None)
         if self.readouts.topLevelItemCount() and key != self._readouts_for:
             self.docks["Controllers"].raise_()
+            QTimer.singleShot(0, self._hide_stale_tab_bars)  # (raising re-lays the tab group out)
         self._readouts_for = key
 
     def _history_grew(self):

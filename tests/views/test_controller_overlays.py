@@ -128,3 +128,17 @@ def test_a_block_clicked_in_the_scene_tree_opens_in_the_inspector(window):
     name = window.document.scene.controllers[0].name
     assert window.editor.canvas.selection == [("controller", name)]
     assert window.editor.widget.inspector.title.text() == f"Controller “{name}”"
+
+
+def test_the_controllers_dock_comes_forward_without_a_stale_tab_bar(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+    assert window.open_scene(SCENE)
+    _run(window, 0.2)
+    qtbot.waitUntil(lambda: not window.docks["Controllers"].visibleRegion().isEmpty(), timeout=5000)
+    qtbot.wait(50)
+    assert window.readouts.topLevelItemCount() >= 2  # the cycle metrics, the block's signals
+    bars = [b for b in window.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly) if b.isVisible()]
+    tabs = [{b.tabText(i) for i in range(b.count())} for b in bars]
+    assert {"Events", "Messages", "Controllers"} in tabs
+    assert not any(a < b for a in tabs for b in tabs)  # no bar of the group as it was before
