@@ -49,7 +49,7 @@ def _factor_mass(m, d):
 def _solve_mass(m, d, b):
     """b ← M⁻¹ b (after _factor_mass)."""
     if m.isets[IS_CONST_M] != 0:
-        b[:] = m.Minv_const @ b
+        b[:] = _matvec(m.Minv_const, b)
     else:
         lu_solve_factored(d.What, d.piv, b)
 
@@ -64,6 +64,18 @@ def free_acceleration(m, d):
         return a
     _solve_mass(m, d, a)
     return a
+
+
+@njit(cache=True)
+def _matvec(A, x):
+    """A x by loops: BLAS costs more than the work for these tiny matrices."""
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for j in range(A.shape[1]):
+            acc += A[i, j] * x[j]
+        out[i] = acc
+    return out
 
 
 @njit(cache=True)
@@ -84,7 +96,14 @@ def contact_matrices(m, d, cands, k):
         col[:] = H[r]
         _solve_mass(m, d, col)
         X[:, r] = col
-    return H, X, H @ X
+    W = np.zeros((k, k))
+    for r in range(k):
+        for s in range(k):
+            acc = 0.0
+            for j in range(n):
+                acc += H[r, j] * X[j, s]
+            W[r, s] = acc
+    return H, X, W
 
 
 @njit(cache=True)
@@ -145,10 +164,10 @@ def derivative(m, d, act, na, x, out, lam):
     a = free_acceleration(m, d)
     if na > 0:
         H, X, W = contact_matrices(m, d, act, na)
-        b = _bilateral(W, -(H @ a + normal_drift(m, d, act, na)))
+        b = _bilateral(W, -(_matvec(H, a) + normal_drift(m, d, act, na)))
         for r in range(na):
             lam[r] = b[r]
-        a += X @ b
+        a += _matvec(X, b)
     out[:n] = d.v
     out[n:2 * n] = a
     out[2 * n] = -damper_power(m, d.v, d.kin, d.row_n)
@@ -174,7 +193,7 @@ def closing_multipliers(m, d, cands, k):
     (λ, solver status)."""
     a = free_acceleration(m, d)
     H, X, W = contact_matrices(m, d, cands, k)
-    b = H @ a + normal_drift(m, d, cands, k)
+    b = _matvec(H, a) + normal_drift(m, d, cands, k)
     _regularize(W)
     return _lcp(W, b)
 
@@ -185,14 +204,14 @@ def impact(m, d, cands, k, e):
     d.v jumps to v⁺ = v⁻ + M⁻¹ Hᵀ P. Returns (P, U⁻, U⁺, solver status)."""
     free_acceleration(m, d)  # factors M
     H, X, W = contact_matrices(m, d, cands, k)
-    Um = H @ d.v
+    Um = _matvec(H, d.v)
     b = Um.copy()
     for r in range(k):
         if Um[r] < 0.0:
             b[r] += e[r] * Um[r]
     P, st = _lcp(W, b)
-    d.v[:] += X @ P
-    return P, Um, H @ d.v, st
+    d.v[:] += _matvec(X, P)
+    return P, Um, _matvec(H, d.v), st
 
 
 @njit(cache=True)
@@ -201,7 +220,7 @@ def rest(m, d, cands, k):
     accumulation); d.v jumps. Returns (P, U⁻, U⁺)."""
     free_acceleration(m, d)  # factors M
     H, X, W = contact_matrices(m, d, cands, k)
-    Um = H @ d.v
+    Um = _matvec(H, d.v)
     P = _bilateral(W, -Um)
-    d.v[:] += X @ P
-    return P, Um, H @ d.v
+    d.v[:] += _matvec(X, P)
+    return P, Um, _matvec(H, d.v)

@@ -8,8 +8,8 @@ received since the last row. A snapshot copies it, so a run restored from a snap
 exactly, and a run in chunks gives the same numbers as one call.
 """
 
-# head of ed
-H_T0, H_H, H_HNEXT, H_INIT, H_PENDING, H_PCONT, H_SAME_T, H_NSAME = range(8)
+# head of ed: the current step's start and end times, the next step's proposed length, ...
+H_T0, H_TEND, H_HNEXT, H_INIT, H_PENDING, H_PCONT, H_SAME_T, H_NSAME = range(8)
 HEAD = 8
 # per contact, CSTRIDE floats from HEAD: closed (in the active set), last impact time, last interval
 # between impacts, last ratio of intervals, how many consecutive ratios agreed, percussion since the

@@ -25,7 +25,7 @@ from ..stepper import keep_snapshot, record_step, update_switches
 from .contact_dynamics import closing_multipliers, derivative, impact, rest, set_point
 from .dopri5 import dense, dopri_step, next_step_size
 from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN, EV_PN,
-                     EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_H, H_HNEXT, H_INIT,
+                     EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_TEND, H_HNEXT, H_INIT,
                      H_NSAME, H_PCONT, H_PENDING, H_SAME_T, H_T0, HEAD, K_ACTIVE, K_DLAST, K_IMPACT, K_PN,
                      K_RLAST, K_STREAK, K_TLAST, P_CHECK, P_GAP, P_NONE, P_TAKEOFF, STALLED)
 
@@ -59,21 +59,31 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
     act = np.zeros(nc, np.int64)
     lam = np.zeros(nc)
     xs = np.empty(N)
+    # the steps' scratch: stages, solution, dense output, gaps, normal velocities and forces at the
+    # start and end of a step, and whether the next step's first stage is the last one's (FSAL)
+    K = np.zeros((7, N))
+    y1 = np.empty(N)
+    rc = np.empty(5 * N)
+    ends = np.zeros((6, nc))
+    fsal = np.zeros(1, np.bool_)
     nev = 0
     for step in range(nsteps):
         t_row = d.t[0]
         T = t_row + h_row
         apply_controllers(m, d, t_row)
-        _switch_contacts(m, d, ed)
-        code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T)
+        _switch_contacts(m, d, ed, fsal)
+        code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsal)
         if code != OK:
             return code, step, cand, nev
         # the row: the dense output at T
-        h = ed[H_H]
+        h = ed[H_TEND] - ed[H_T0]
         theta = 1.0 if h <= 0.0 else (T - ed[H_T0]) / h
         dense(rcont, theta, xs)
         na = _active_list(ed, nc, act)
-        upot = derivative(m, d, act, na, xs, np.empty(N), lam)
+        if na > 0:
+            upot = derivative(m, d, act, na, xs, K[1], lam)  # K[1]: free scratch between steps
+        else:
+            upot = set_point(m, d, xs)
         d.t[0] = T
         _fill_row_state(m, d, ed, act, na, lam, xs, h_row)
         code, col = record_step(m, d, rows, step, upot, record)
@@ -95,6 +105,7 @@ def _start(m, d, ed, x_next):
     x_next[2 * n] = d.energy[ACC_DAMPING]
     x_next[2 * n + 1] = d.energy[ACC_ACTUATORS]
     ed[H_T0] = d.t[0]
+    ed[H_TEND] = d.t[0]
     ed[H_HNEXT] = min(m.fs[FS_H], HMAX)
     ed[H_PENDING] = P_CHECK
     ed[H_PCONT] = -1
@@ -111,7 +122,7 @@ def _enabled(m, d, c):
 
 
 @njit(cache=True)
-def _switch_contacts(m, d, ed):
+def _switch_contacts(m, d, ed, fsal):
     """Contact switches, sampled at row times (d is evaluated at the row state): a closed contact
     switched off leaves the active set (the bodies then pass through each other)."""
     if m.switched.shape[0] == 0:
@@ -120,6 +131,7 @@ def _switch_contacts(m, d, ed):
     for c in range(d.gap.shape[0]):
         if not _enabled(m, d, c) and ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
             ed[HEAD + CSTRIDE * c + K_ACTIVE] = 0.0
+            fsal[0] = False
             if ed[H_PENDING] == P_NONE:
                 ed[H_PENDING] = P_CHECK
 
@@ -135,22 +147,16 @@ def _active_list(ed, nc, act):
 
 
 @njit(cache=True)
-def _advance(m, d, ed, ev, nev, x_next, rcont, T):
-    """Steps until the current step covers time T. Returns (code, candidate, events logged)."""
-    n, nc = d.q.shape[0], d.gap.shape[0]
-    N = 2 * n + 2
-    act = np.zeros(nc, np.int64)
-    lam = np.zeros(nc)
-    lam0 = np.zeros(nc)
-    lam_end = np.zeros(nc)
-    K = np.zeros((7, N))
-    y1 = np.empty(N)
-    rc = np.empty(5 * N)
-    g0 = np.empty(nc)
-    u0 = np.empty(nc)
-    while ed[H_T0] + ed[H_H] < T:
-        t0 = ed[H_T0] + ed[H_H]
+def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsal):
+    """Steps until the current step covers time T (scratch from run_rows). Returns (code,
+    candidate, events logged). With actuators, steps end at row times: the inputs change there."""
+    nc = d.gap.shape[0]
+    g0, u0, lam0, g1, u1, lam_end = ends[0], ends[1], ends[2], ends[3], ends[4], ends[5]
+    held_inputs = m.ai.shape[0] > 0
+    while ed[H_TEND] < T:
+        t0 = ed[H_TEND]
         if ed[H_PENDING] != P_NONE:
+            fsal[0] = False
             if nev + 4 * nc + 4 > ev.shape[0]:
                 return EVENTS_FULL, -1, nev
             nev = _handle_event(m, d, ed, ev, nev, x_next, t0)
@@ -162,25 +168,38 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T):
                 ed[H_SAME_T] = t0
                 ed[H_NSAME] = 0
         na = _active_list(ed, nc, act)
-        derivative(m, d, act, na, x_next, K[0], lam)
-        lam0[:na] = lam[:na]
-        g0[:] = d.gap
-        u0[:] = d.un
+        if fsal[0] and not held_inputs:
+            K[0, :] = K[6]
+            g0[:] = g1
+            u0[:] = u1
+            lam0[:na] = lam_end[:na]
+        else:
+            derivative(m, d, act, na, x_next, K[0], lam)
+            lam0[:na] = lam[:na]
+            g0[:] = d.gap
+            u0[:] = d.un
         h = min(ed[H_HNEXT], HMAX)
+        capped = held_inputs and h >= T - t0
+        if capped:
+            h = T - t0
         while True:
             err = dopri_step(m, d, act, na, lam, x_next, K[0], h, K, y1, rc, RTOL, ATOL)
             if err <= 1.0:
                 break
             h = next_step_size(h, err) if np.isfinite(err) else 0.25 * h
+            capped = False
             if h < 1e-14 * (1.0 + abs(t0)):
                 return STALLED, -1, nev
-        # d holds the evaluation at y1 (the last stage): gaps and multipliers at the step's end
+        # d holds the evaluation at y1 (the last stage): gaps and multipliers at the step's end (kept:
+        # locating a root evaluates d elsewhere)
         lam_end[:na] = lam[:na]
+        g1[:] = d.gap
+        u1[:] = d.un
         theta, kind, who = 2.0, P_NONE, -1
         for c in range(nc):
             if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0 or not _enabled(m, d, c):
                 continue
-            th = _gap_root(m, d, act, na, rc, c, g0[c], d.gap[c], u0[c], d.un[c], h)
+            th = _gap_root(m, d, act, na, rc, c, g0[c], g1[c], u0[c], u1[c], h)
             if th < theta:
                 theta, kind, who = th, P_GAP, c
         for r in range(na):
@@ -191,16 +210,20 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T):
                 if th < theta:
                     theta, kind, who = th, P_TAKEOFF, act[r]
         h_next = next_step_size(h, err)
+        t1 = T if capped else t0 + h
         if kind != P_NONE:
             h_ev = theta * h
             if h_ev < h:
                 dopri_step(m, d, act, na, lam, x_next, K[0], h_ev, K, y1, rc, RTOL, ATOL)
                 h_next = ed[H_HNEXT]
-            h = h_ev
+                t1 = t0 + h_ev
             ed[H_PENDING] = kind
             ed[H_PCONT] = who
+        elif capped:
+            h_next = max(h_next, ed[H_HNEXT])  # a step cut short by a row says nothing of the next
+        fsal[0] = kind == P_NONE
         ed[H_T0] = t0
-        ed[H_H] = h
+        ed[H_TEND] = t1
         ed[H_HNEXT] = h_next
         x_next[:] = y1
         rcont[:] = rc
