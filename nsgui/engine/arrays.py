@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from .codes import N_ACC, N_AN, N_STATS, ST_MINGAP
+from .codes import LOOP_ROWS, N_ACC, N_AN, N_STATS, ST_MINGAP
 from .signals import SignalLayout
 
 
@@ -55,6 +55,11 @@ class ModelArrays(NamedTuple):
     verts: np.ndarray
     ccols: np.ndarray
     ccn: np.ndarray
+    # loop-closing joints: LI_* and LF_* columns, the coordinates each one's rows touch (nsgui.engine.loops)
+    li: np.ndarray
+    lf: np.ndarray
+    lcols: np.ndarray
+    lcn: np.ndarray
     # force elements: springs (bodies; SF_*), joint springs (coordinate; JF_*), constant forces (body; FF_*)
     si: np.ndarray
     sf: np.ndarray
@@ -129,6 +134,13 @@ class Data(NamedTuple):
     kbuf_u: np.ndarray       # a block's outputs and Jacobians while its law runs
     kbuf_dq: np.ndarray
     kbuf_dv: np.ndarray
+    lamB: np.ndarray         # the loops' percussions of the last step (LOOP_ROWS per loop)
+    lerr: np.ndarray         # ... their rows' residuals g(q)
+    lrows_c: np.ndarray      # ... their sparse Jacobian rows H_b (columns, values, counts)
+    lrows_v: np.ndarray
+    lrows_n: np.ndarray
+    lX: np.ndarray           # (nq, rows) Ŵ⁻¹H_bᵀ of the step
+    lWinv: np.ndarray        # (rows, rows) (H_b Ŵ⁻¹H_bᵀ)⁻¹ of the step
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
     fd_grav: np.ndarray
@@ -145,6 +157,7 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
     """A Data at (q0, v0), t = 0, nothing accumulated, the controllers in their initial state."""
     n, nb, nc, na = q0.shape[0], m.bf.shape[0], m.ci.shape[0], m.ai.shape[0]
     width = max(m.ccols.shape[1], 1)
+    nb_rows, lwidth = LOOP_ROWS * m.li.shape[0], max(m.lcols.shape[1], 1)
     stats = np.zeros(N_STATS)
     stats[ST_MINGAP] = np.inf
     z = np.zeros
@@ -156,6 +169,8 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         Qact=z(n), K=z((n, n)), C=z((n, n)), What=z((n, n)), piv=z(n, np.int64), vfree=z(n), v_new=z(n),
         q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
         HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
+        lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
+        lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))

@@ -36,6 +36,21 @@ N_CF = 11
 AN_RA, AN_RB, AN_SEP, AN_LOADED = 0, 2, 4, 6
 N_AN = 7
 
+# ---------------------------------------------------------------- loop-closing joints (scene `loops`)
+# bilateral constraints between two bodies already in the tree, two rows each (revolute: the x and y of
+# p_a − p_b; prismatic: n·(p_a − p_b) with n ⊥ the axis fixed in a, and θ_a − θ_b − angle).
+# int columns: type (REVOLUTE or PRISMATIC), body a, body b (-1: the world)
+LI_TYPE, LI_A, LI_B = range(3)
+N_LI = 3
+# float columns: the anchor on a and on b (body frames), the axis in a's frame, the relative angle
+LF_AX, LF_AY, LF_BX, LF_BY, LF_UX, LF_UY, LF_ANGLE = range(7)
+N_LF = 7
+LOOP_ROWS = 2  # constraint rows per loop joint
+# recorded per loop joint: the mean force over the step on body a (world frame, N), the couple on a
+# (prismatic, N·m) and the position residual after the step (m)
+LOOP_SIGNALS = ("fx", "fy", "torque", "error")
+N_LOOP_SIGNALS = len(LOOP_SIGNALS)
+
 # ---------------------------------------------------------------- force elements
 # spring float columns (int columns: body a, body b; -1 is the world): attachment points, stiffness,
 # damping, rest length

@@ -17,6 +17,7 @@ from .arrays import Kinematics, ModelArrays, to_struct
 from .codes import JOINT_TYPES, SOLVERS
 from .control.build import build_controllers, set_signal_columns
 from .contact_rows import contact_rows
+from .loops import loop_residuals, loop_rows
 from .signals import SignalLayout
 
 
@@ -68,6 +69,7 @@ class Model:
         bodies = self._build_bodies(scene)
         candidates = self._build_candidates(scene, bodies["path"], bodies["plen"])
         forces = self._build_forces(scene)
+        loops = self._build_loops(scene, bodies["path"], bodies["plen"])
         self.actuator_names = [a.name for a in scene.actuators]
         self.q0 = np.array([scene.initial.q.get(c, 0.0) for c in self.coord_names], float)
         self.v0 = np.array([scene.initial.v.get(c, 0.0) for c in self.coord_names], float)
@@ -89,16 +91,18 @@ class Model:
         isets[codes.IS_PROJECTION] = int(bool(s.projection))  # IS_CONST_M, IS_CONST_F: _detect_constant_terms
         isets[codes.IS_IMPLICIT] = int(implicit)
         switched = [self.contact_names[c] for c in candidates["switched"]]
+        self.loop_names = [lj.name for lj in scene.loops]
         self.layout = SignalLayout.of(self.nq, self.ncontacts, len(self.actuator_names), len(ctrl_signals),
-                                      len(switched))
+                                      len(switched), len(self.loop_names))
         set_signal_columns(controllers["ki"], self.controller_blocks, self.layout.controllers)
         zeros = np.zeros((self.nq, self.nq))
-        self._set_arrays(ModelArrays(**bodies, **candidates, **forces, **controllers, fs=fs, isets=isets,
+        self._set_arrays(ModelArrays(**bodies, **candidates, **loops, **forces, **controllers, fs=fs, isets=isets,
                                      M_const=zeros, Minv_const=zeros, layout=self.layout))
+        self._close_loops(scene)
         self._resolve_spring_lengths()
         self._detect_constant_terms()
         self.signal_names = SignalLayout.names(self.coord_names, self.contact_names, self.actuator_names,
-                                               ctrl_signals, switched)
+                                               ctrl_signals, switched, self.loop_names)
         self.signal_units = self._signal_units()
         self.signal_units.update(zip(ctrl_signals, ctrl_units))
 
@@ -107,6 +111,7 @@ class Model:
         units = {"t": "s"}
         for c, u in zip(self.coord_names, self.coord_units):
             units[f"q.{c}"], units[f"v.{c}"] = u, f"{u}/s"
+        per_loop = {"fx": "N", "fy": "N", "torque": "N·m", "error": "m"}
         per_contact = {"gap": "m", "pn": "N·s", "pt": "N·s", "fn": "N", "ft": "N", "status": "", "enabled": ""}
         for n in self.signal_names:
             kind, _, rest = n.partition(".")
@@ -114,6 +119,8 @@ class Model:
                 units[n] = "J"
             elif kind == "contact":
                 units[n] = per_contact[rest.rsplit(".", 1)[1]]
+            elif kind == "loop":
+                units[n] = per_loop[rest.rsplit(".", 1)[1]]
         for a, c in zip(self.actuator_names, self.arrays.ai[:, codes.AI_COORD]):  # a torque on an angle, a force on a length
             units[f"u.{a}"] = "N·m" if self.coord_units[c] == "rad" else "N"
         return units
@@ -280,6 +287,80 @@ class Model:
             swi[k] = [codes.SWITCH_KINDS[sw.when], body, int(bool(sw.approaching))]
             swf[k] = [point[0], point[1], axis[0], axis[1]]
         return swi, swf
+
+    def _build_loops(self, scene, path, plen):
+        """LI_*, LF_* rows of the loop-closing joints and the coordinates each one's rows touch."""
+        li, lf, cols = [], [], []
+        for lj in scene.loops:
+            a = self.body_index[lj.a.body]
+            b = -1 if lj.b.body == "world" else self.body_index[lj.b.body]
+            axis = np.asarray(lj.axis, float) / np.linalg.norm(lj.axis)
+            angle = np.nan if lj.angle is None else float(lj.angle)  # nan: set by _close_loops
+            li.append([JOINT_TYPES[lj.type], a, b])
+            lf.append([*lj.a.point, *lj.b.point, axis[0], axis[1], angle])
+            cols.append(sorted(set(path[a, :plen[a]]) | (set(path[b, :plen[b]]) if b >= 0 else set())))
+        width = max([len(x) for x in cols] + [1])
+        lcols = np.zeros((len(cols), width), np.int64)
+        for i, x in enumerate(cols):
+            lcols[i, :len(x)] = x
+        return dict(li=np.array(li, np.int64).reshape(len(li), codes.N_LI),
+                    lf=np.array(lf, float).reshape(len(lf), codes.N_LF),
+                    lcols=lcols, lcn=np.array([len(x) for x in cols], np.int64))
+
+    def _close_loops(self, scene):
+        """Assembles the initial state on the loop joints: q0 moved onto g(q) = 0 (Newton, least-norm)
+        and v0 onto H_b v = 0, the coordinates and velocities `initial` names moving only where the
+        others cannot close the loops. A prismatic loop's null `angle` is its initial relative angle."""
+        a = self.arrays
+        if a.li.shape[0] == 0:
+            return
+        _pos, ang = self._poses(self.q0)
+        for l in range(a.li.shape[0]):
+            if np.isnan(a.lf[l, codes.LF_ANGLE]):
+                b = a.li[l, codes.LI_B]
+                a.lf[l, codes.LF_ANGLE] = ang[a.li[l, codes.LI_A]] - (ang[b] if b >= 0 else 0.0)
+
+        def closest(x, wanted, given, H):
+            # least-norm change of the coordinates `initial` leaves out; of all if those cannot do it
+            w = np.array([0.0 if c in given else 1.0 for c in self.coord_names])
+            A = (H * w) @ H.T
+            if np.linalg.cond(A) > 1e10:
+                w[:] = 1.0
+                A = H @ H.T
+            A[np.diag_indices_from(A)] += 1e-14 * (1.0 + np.diag(A))
+            return x - w * (H.T @ np.linalg.solve(A, wanted))
+
+        q = self.q0.copy()
+        for _ in range(50):
+            g, H = self.loop_constraints(q)
+            if np.max(np.abs(g)) <= 1e-13 or not np.all(np.isfinite(q)):
+                break
+            q = closest(q, g, scene.initial.q, H)
+        g, H = self.loop_constraints(q)
+        bad = np.abs(g) > 1e-9
+        if not np.all(np.isfinite(g)) or bad.any():
+            l = int(np.argmax(bad | ~np.isfinite(g))) // codes.LOOP_ROWS
+            raise SceneError([Problem(f"loops[{l}]", f"loop joint {self.loop_names[l]!r} cannot close at the "
+                                      f"initial configuration (residual {np.max(np.abs(g)):.3g}): set initial.q "
+                                      "nearer a closed configuration")])
+        self.q0 = q
+        self.v0 = closest(self.v0, H @ self.v0, scene.initial.v, H)
+
+    def loop_constraints(self, q):
+        """(g, H_b): the loop joints' residuals g(q) (LOOP_ROWS per loop; m, or rad for a prismatic
+        loop's angle) and their Jacobian rows ∂g/∂q (dense, rows × nq)."""
+        a = self.arrays
+        k = codes.LOOP_ROWS * a.li.shape[0]
+        ks = to_struct(self._kin(q))
+        g = np.zeros(k)
+        width = max(a.lcols.shape[1], 1)
+        rcols, rvals, rnnz = np.zeros((k, width), np.int64), np.zeros((k, width)), np.zeros(k, np.int64)
+        loop_residuals(self.struct, ks, g)
+        loop_rows(self.struct, ks, rcols, rvals, rnnz)
+        H = np.zeros((k, self.nq))
+        for r in range(k):
+            np.add.at(H[r], rcols[r, :rnnz[r]], rvals[r, :rnnz[r]])
+        return g, H
 
     def _build_forces(self, scene):
         springs, sfl, jsi, jsf, fi, ff = [], [], [], [], [], []

@@ -30,7 +30,7 @@ def densify(rcols, rvals, rnnz, n):
 
 
 @njit(cache=True)
-def _sparse_rows_times(rcols, rvals, rnnz, X):
+def sparse_rows_times(rcols, rvals, rnnz, X):
     """H X for sparse rows H (k x n) and dense X (n x k): the Delassus matrix W = H Ŵ⁻¹ Hᵀ."""
     k = rnnz.shape[0]
     W = np.zeros((k, X.shape[1]))
@@ -55,7 +55,7 @@ def delassus_sparse(rcols, rvals, rnnz, Minv):
             hj = rvals[r, kk]
             for i in range(n):
                 X[i, r] += Minv[i, j] * hj
-    return X, _sparse_rows_times(rcols, rvals, rnnz, X)
+    return X, sparse_rows_times(rcols, rvals, rnnz, X)
 
 
 @njit(cache=True)
@@ -71,7 +71,7 @@ def delassus_lu(rcols, rvals, rnnz, LU, piv):
             col[rcols[r, kk]] += rvals[r, kk]
         lu_solve_factored(LU, piv, col)
         X[:, r] = col
-    return X, _sparse_rows_times(rcols, rvals, rnnz, X)
+    return X, sparse_rows_times(rcols, rvals, rnnz, X)
 
 
 @njit(cache=True)

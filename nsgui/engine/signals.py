@@ -1,7 +1,8 @@
 """Where each signal sits in a recorded row, computed once per model.
 
 A row is [t, q (nq), v (nq), energies (N_ENERGY), per contact (gap, pn, pt, status, fn, ft), u (one
-per actuator), the controllers' signals, the enabled flags of switched contacts]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
+per actuator), the controllers' signals, the enabled flags of switched contacts, per loop joint (fx, fy,
+torque, error)]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
 a tuple of ints), the simulator reads gap and status columns with them, and every name-based reader
 (recorder, views, exports) gets the same order from `names`.
 """
@@ -10,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .codes import CONTACT_SIGNALS, ENERGY_SIGNALS, N_CONTACT_SIGNALS, N_ENERGY
+from .codes import CONTACT_SIGNALS, ENERGY_SIGNALS, LOOP_SIGNALS, N_CONTACT_SIGNALS, N_ENERGY, N_LOOP_SIGNALS
 
 T_COLUMN = 0  # every row starts with the time
 
@@ -27,10 +28,12 @@ class SignalLayout(NamedTuple):
     actuators: int  # first actuator input column
     controllers: int  # first controller signal column
     switches: int   # first column of the enabled flags of switched contacts
+    loops: int      # first loop-joint column; loop l's signals start at loops + N_LOOP_SIGNALS l
+    nloops: int
     width: int      # number of signals
 
     @classmethod
-    def of(cls, nq, ncontacts, nactuators, ncontroller_signals=0, nswitches=0):
+    def of(cls, nq, ncontacts, nactuators, ncontroller_signals=0, nswitches=0, nloops=0):
         q = T_COLUMN + 1
         v = q + nq
         energy = v + nq
@@ -38,18 +41,20 @@ class SignalLayout(NamedTuple):
         actuators = contacts + N_CONTACT_SIGNALS * ncontacts
         controllers = actuators + nactuators
         switches = controllers + ncontroller_signals
+        loops = switches + nswitches
         return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, controllers, switches,
-                   switches + nswitches)
+                   loops, nloops, loops + N_LOOP_SIGNALS * nloops)
 
     @staticmethod
-    def names(coords, contacts, actuators, controller_signals=(), switched=()):
+    def names(coords, contacts, actuators, controller_signals=(), switched=(), loops=()):
         """Signal names in row order: t, q.<coord>, v.<coord>, energy.<e>, contact.<c>.<s>, u.<actuator>,
-        controller.<block>.<signal>, contact.<c>.enabled (switched contacts)."""
+        controller.<block>.<signal>, contact.<c>.enabled (switched contacts), loop.<joint>.<s>."""
         return (["t"] + [f"q.{c}" for c in coords] + [f"v.{c}" for c in coords]
                 + [f"energy.{e}" for e in ENERGY_SIGNALS]
                 + [f"contact.{c}.{k}" for c in contacts for k in CONTACT_SIGNALS]
                 + [f"u.{a}" for a in actuators] + list(controller_signals)
-                + [f"contact.{c}.enabled" for c in switched])
+                + [f"contact.{c}.enabled" for c in switched]
+                + [f"loop.{j}.{k}" for j in loops for k in LOOP_SIGNALS])
 
     def contact_column(self, c, signal):
         """Column of contact c's signal ("gap", "pn", "pt", "status", "fn" or "ft")."""

@@ -4,6 +4,8 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
   control          the controller blocks due write the actuator inputs d.u (control/kernel.py)
   free_velocity    forces and iteration matrix Ŵ = M - hθ ∂F/∂v - h²θ² ∂F/∂q at the start of the step
                    (one Newton iteration) and the free velocity
+  constrain_free_velocity  loop-closing joints: v_free made to satisfy H_b v = 0 (a Schur complement
+                   that the contact problem keeps: loops.py)
   update_switches  contacts switched during a run: which may close in this step
   activate_contacts  activation y + γ h y' <= 0 at the start of the step, and the active contact rows
   solve_contact_problem  the one-step LCP (or 2-D friction-contact problem) in the percussions over
@@ -13,6 +15,7 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
   project_positions  optional (projection.py): moves q along M⁻¹Hᵀ to remove penetration and the
                    drift of persistent contacts, takes the potential energy it adds from the motion
                    along that direction, and books what it changes
+  project_loops    q back onto the loop joints' constraints g(q) = 0 (loops.py), booked the same way
   record_step      the signal row (signals.SignalLayout)
   keep_snapshot    at the requested interval, the whole state in a row of a snapshot buffer (resume
                    points without leaving the loop)
@@ -31,12 +34,13 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     IMPACT, IS_CONST_F, IS_CONST_M, IS_IMPLICIT, IS_MAXIT, IS_PROJECTION, IS_SOLVER, N_CONTACT_SIGNALS,
                     NOT_FINITE, OK, OPEN, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
-                    SWI_KIND, ST_BADVALUE, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
+                    SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL)
-from .contact_rows import contact_rows, delassus_lu, delassus_sparse, sdot
+from .contact_rows import sparse_rows_times, contact_rows, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
+from .loops import condense_contacts, constrain_free_velocity, loop_normal, loop_residuals, project_loops
 from .evaluation import evaluate, force_jacobians
 from .projection import anchor_contacts, project_positions
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
@@ -71,6 +75,7 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
         code, col = check_state(d.vfree, m.layout.v, d.stats)
         if code != OK:
             return code, step, col
+        constrain_free_velocity(m, d)
         update_switches(m, d)
         nact, fric = activate_contacts(m, d)
         code, cand = solve_contact_problem(m, d, nact, fric)
@@ -84,8 +89,13 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
         commit_step(d, t + m.fs[FS_H])
         # end of step: the model at the new state (also the start of the next step)
         upot = evaluate(m, d, not const_M)
+        upot = project_loops(m, d, upot)
         if m.isets[IS_PROJECTION] != 0:
-            upot = project_positions(m, d, upot)
+            # with loops, each projection moves the other's constraints a little: alternate (the loops
+            # last, closed to 1e-12; each pass shrinks what the contacts' projection has left)
+            for _ in range(3 if m.li.shape[0] > 0 else 1):
+                upot = project_positions(m, d, upot)
+                upot = project_loops(m, d, upot)
         code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
             return code, step, col
@@ -248,6 +258,10 @@ def solve_contact_problem(m, d, nact, fric):
         X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
     else:
         X, Wd = delassus_lu(rcols, rvals, rnnz, d.What, d.piv)
+    G = np.zeros((0, 0))
+    if m.li.shape[0] > 0:  # loop joints: the contact problem with the loops kept closed (loops.py)
+        G = condense_contacts(m, d, X)
+        Wd = sparse_rows_times(rcols, rvals, rnnz, X)
     lam, st, it, err = _solve(nact, fric, Wd, qd, mu, r0, active0, solver, m.fs[FS_TOL], m.isets[IS_MAXIT])
     stats = d.stats
     if it > stats[ST_MAXITER]:
@@ -277,6 +291,11 @@ def solve_contact_problem(m, d, nact, fric):
         lamN_new[c] = lam[rn]
         if fric:
             lamT_new[c] = lam[rn + 1]
+    if m.li.shape[0] > 0:
+        dlam = G @ lam
+        lamB = d.lamB
+        for r in range(lamB.shape[0]):
+            lamB[r] -= dlam[r]
     return OK, -1
 
 
@@ -442,12 +461,34 @@ def write_row(m, d, row, kin, upot):
     off = lay.nactuators + gap.shape[0]
     for k in range(m.switched.shape[0]):
         row[lay.switches + k] = ctrl[off + m.switched[k]]
+    _write_loops(m, d, row)
     ki = m.ki
     for b in range(ki.shape[0]):
         sig0, _s0 = block_segment(ki, b)
         col = ki[b, KI_SIGCOL]
         for k in range(ki[b, KI_NSIG]):
             row[col + k] = ctrl[sig0 + k]
+
+
+@njit(cache=True)
+def _write_loops(m, d, row):
+    """Per loop joint: the mean force over the step on body a (fx, fy; world frame), the couple on a
+    (prismatic) and the position residual at the state (m)."""
+    nl = m.li.shape[0]
+    if nl == 0:
+        return
+    h, lam, g, li, col = m.fs[FS_H], d.lamB, d.lerr, m.li, m.layout.loops
+    loop_residuals(m, d.kin, g)
+    for l in range(nl):
+        r = LOOP_ROWS * l
+        if li[l, LI_TYPE] == PRISMATIC:
+            nx, ny = loop_normal(m, l, d.kin.ang)
+            row[col], row[col + 1], row[col + 2] = nx * lam[r] / h, ny * lam[r] / h, lam[r + 1] / h
+            row[col + 3] = abs(g[r])
+        else:
+            row[col], row[col + 1], row[col + 2] = lam[r] / h, lam[r + 1] / h, 0.0
+            row[col + 3] = np.hypot(g[r], g[r + 1])
+        col += N_LOOP_SIGNALS
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .model import (Actuator, Body, Contact, Controller, ControllerBlock, ForceElement, Joint, JointLimits,
+from .model import (Actuator, Body, Contact, Controller, ControllerBlock, ForceElement, Joint, JointLimits, LoopJoint,
     Obstacle, PointRef, Shape, ShapeRef)
 from .geometry import WORLD, body_poses, joint_coords, joint_of, rot, to_body, vec
 from .reach import can_touch, candidate_pairs, pair_key, same_pair
@@ -45,8 +45,8 @@ def unique_name(existing, base: str) -> str:
 
 def all_names(scene) -> set[str]:
     out = {WORLD}
-    for lst in (scene.bodies, scene.joints, scene.obstacles, scene.contacts, scene.forces, scene.actuators,
-                scene.controllers):
+    for lst in (scene.bodies, scene.joints, scene.loops, scene.obstacles, scene.contacts, scene.forces,
+                scene.actuators, scene.controllers):
         out.update(x.name for x in lst)
     return out
 
@@ -176,8 +176,9 @@ def add_joint(scene, jtype: str, body: str, other: str, world_point, axis_angle:
     """Join `body` and `other` (a body or "world") at `world_point` with a revolute (pin),
     prismatic (slider, along `axis_angle` in the world) or fixed (weld) joint, keeping all poses.
 
-    The child is the body not yet attached to anything (its free joint is replaced); joining two
-    bodies that are both attached already would close a loop and is refused."""
+    The child is the body not yet attached to anything (its free joint is replaced). Joining two
+    bodies that both hang from the tree already (or a body already attached to the world) closes a
+    loop: that makes a loop joint (scene `loops`), and returns its name."""
     if body == other:
         raise EditRefused("a joint needs two different bodies (or a body and the world)")
     jb, jo = joint_of(scene, body), joint_of(scene, other) if other != WORLD else None
@@ -190,11 +191,12 @@ def add_joint(scene, jtype: str, body: str, other: str, world_point, axis_angle:
     elif free_o:
         child, parent = other, body
     else:
-        raise EditRefused(f"{body!r} and {other!r} are both attached already: a closed loop is not "
-                          "supported (joints form a tree). Delete one of their joints first.")
+        return add_loop_joint(scene, jtype, body, other, world_point, axis_angle)
     if parent != WORLD and child in ancestors(scene, parent) + [parent]:
-        raise EditRefused(f"joining {child!r} to {parent!r} would close a loop")
+        return add_loop_joint(scene, jtype, body, other, world_point, axis_angle)
     old = joint_of(scene, child)
+    if old is not None and old.type != "free" and parent == WORLD:
+        return add_loop_joint(scene, jtype, body, other, world_point, axis_angle)
     if old is not None and old.type != "free":
         raise EditRefused(f"{child!r} is already attached by joint {old.name!r}; delete that joint first")
     poses = body_poses(scene)
@@ -275,6 +277,26 @@ def add_spring(scene, a_body: str, a_world, b_body: str, b_world, stiffness=100.
     name = unique_name(all_names(scene), name or ("damper" if stiffness == 0 else "spring"))
     scene.forces.append(ForceElement(name=name, type="spring", a=ref(a_body, a_world), b=ref(b_body, b_world),
                                      stiffness=float(stiffness), damping=float(damping)))
+    return name
+
+
+def add_loop_joint(scene, jtype: str, body: str, other: str, world_point, axis_angle: float = 0.0) -> str:
+    """A loop joint (revolute or prismatic along `axis_angle` in the world) between `body` and `other`
+    (a body or "world"), both already in the tree, at `world_point`, keeping all poses."""
+    if jtype not in ("revolute", "prismatic"):
+        raise EditRefused(f"{body!r} and {other!r} are both attached already: a loop can be closed by a pin "
+                          "or a slider, not a weld")
+    poses = body_poses(scene)
+    pa = poses[body]
+    pb = (0.0, 0.0, 0.0) if other == WORLD else poses[other]
+    name = unique_name(all_names(scene), f"{'loop_pin' if jtype == 'revolute' else 'loop_slider'}_{body}")
+    axis = rot(-pa[2]) @ np.array([math.cos(axis_angle), math.sin(axis_angle)])
+    scene.loops.append(LoopJoint(name=name, type=jtype,
+                                 a=PointRef(body=body, point=to_body(pa, world_point).tolist()),
+                                 b=PointRef(body=other, point=to_body(pb, world_point).tolist()),
+                                 axis=[float(axis[0]), float(axis[1])],
+                                 angle=float(pa[2] - pb[2]) if jtype == "prismatic" else None))
+    scene.contacts[:] = [c for c in scene.contacts if can_touch(scene, pair_key(c))]
     return name
 
 
@@ -473,6 +495,8 @@ def remove_items(scene, refs) -> None:
     for name in to_free:
         free_body(scene, name, poses)
     scene.bodies[:] = [b for b in scene.bodies if b.name not in bodies]
+    scene.loops[:] = [lj for lj in scene.loops if ("loop", lj.name) not in refs
+                      and lj.a.body not in bodies and lj.b.body not in bodies]
     scene.obstacles[:] = [o for o in scene.obstacles if o.name not in obstacles]
     gone_contacts = {n for k, n in refs if k == "contact"}
 
@@ -660,7 +684,7 @@ def rename_item(scene, kind: str, old: str, new: str, body: str | None = None) -
                 if r.body == body and r.shape == old:
                     r.shape = new
         return
-    lists = {"body": scene.bodies, "joint": scene.joints, "obstacle": scene.obstacles,
+    lists = {"body": scene.bodies, "joint": scene.joints, "loop": scene.loops, "obstacle": scene.obstacles,
              "contact": scene.contacts, "force": scene.forces, "actuator": scene.actuators,
              "controller": scene.controllers}
     if new in all_names(scene):
@@ -672,6 +696,10 @@ def rename_item(scene, kind: str, old: str, new: str, body: str | None = None) -
             j.child = new if j.child == old else j.child
         for c in scene.contacts:
             for r in (c.a, c.b):
+                if r.body == old:
+                    r.body = new
+        for lj in scene.loops:
+            for r in (lj.a, lj.b):
                 if r.body == old:
                     r.body = new
         for f in scene.forces:

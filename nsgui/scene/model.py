@@ -21,7 +21,7 @@ __all__ = [
     "Scene", "Body", "Shape", "Joint", "JointLimits", "Obstacle", "ShapeRef", "Contact", "ForceElement",
     "PointRef", "ContactSwitch", "Actuator", "Controller", "ControllerBlock", "Trajectory", "Initial", "Settings", "Problem", "SceneError",
     "scene_from_dict", "scene_to_dict", "load_scene", "loads_scene", "dumps_scene", "save_scene",
-    "validate_scene", "coordinate_names", "sorted_joints", "joint_coordinates", "body_mass_properties",
+    "validate_scene", "LoopJoint", "coordinate_names", "sorted_joints", "joint_coordinates", "body_mass_properties",
     "FORMAT_TAG", "VERSION",
 ]
 
@@ -77,6 +77,7 @@ Shape = _CLASSES["Shape"]
 Body = _CLASSES["Body"]
 JointLimits = _CLASSES["JointLimits"]
 Joint = _CLASSES["Joint"]
+LoopJoint = _CLASSES["LoopJoint"]
 Obstacle = _CLASSES["Obstacle"]
 ShapeRef = _CLASSES["ShapeRef"]
 Contact = _CLASSES["Contact"]

@@ -71,7 +71,9 @@ def reaches_meet(ra, rb) -> bool:
 
 
 def directly_joined(scene, a: str, b: str) -> bool:
-    return any({j.parent, j.child} == {a, b} for j in scene.joints)
+    """Joined by a joint of the tree or by a loop joint (joined bodies do not collide)."""
+    return (any({j.parent, j.child} == {a, b} for j in scene.joints)
+            or any({lj.a.body, lj.b.body} == {a, b} for lj in getattr(scene, "loops", ())))
 
 
 # A contact pair is identified by ((body, shape), ("obstacle", name) | (body, shape)).

@@ -296,6 +296,22 @@ POINT_REF = ObjectSpec("PointRef", [
     _vec("point", unit="m", help="in that body's frame"),
 ], help="a point of a body (or of the world)")
 
+LOOP = ObjectSpec("LoopJoint", [
+    _name(help="unique among joints and loop joints; signals `loop.<name>.fx`, `.fy`, `.torque`, `.error`"),
+    Field("type", "enum", required=True, choices=("revolute", "prismatic"), init="revolute",
+          help="`revolute`: the two anchors coincide; `prismatic`: b's anchor slides on the line through a's "
+               "anchor along `axis`, with a fixed relative angle"),
+    Field("a", "object", required=True, of="PointRef", init=None, doc_type="{`body`, `point`}",
+          help="a body of the tree (not the world) and its anchor in its frame"),
+    Field("b", "object", required=True, of="PointRef", init=None, doc_type='{`body` or `"world"`, `point`}',
+          help="another body of the tree (or the world) and its anchor in its frame"),
+    _vec("axis", (1.0, 0.0), nonzero=True,
+         help="prismatic only: slide direction in a's frame, not zero (normalized on load)"),
+    _num("angle", None, nullable=True, unit="rad",
+         help="prismatic only: θ_a − θ_b held by the joint; null: its value at the initial configuration"),
+], label="loop joint", help="a joint closing a kinematic loop between two bodies already in the tree, "
+                            "solved as a bilateral constraint (docs/numerics.md)")
+
 FORCE = TypedSpec("ForceElement", [
     _name(),
     Field("type", "enum", help="the other keys depend on it"),
@@ -382,6 +398,8 @@ SCENE = ObjectSpec("Scene", [
     _vec("gravity", (0.0, -9.81), unit="m/s²", doc_type="[gx, gy]", help="gravity acceleration"),
     Field("bodies", "list", default=[], of="Body", help="every body is the `child` of exactly one joint"),
     Field("joints", "list", default=[], of="Joint", help="a tree rooted at the world"),
+    Field("loops", "list", default=[], of="LoopJoint",
+          help="joints closing kinematic loops between bodies of the tree (four-bars, slider–cranks)"),
     Field("obstacles", "list", default=[], of="Obstacle", help="fixed ground, walls, segments"),
     Field("contacts", "list", default=[], of="Contact", help="unilateral contacts with restitution and friction"),
     Field("forces", "list", default=[], of="ForceElement", help="springs, dampers and constant forces"),
@@ -394,11 +412,11 @@ SCENE = ObjectSpec("Scene", [
 
 # every spec by name, nested ones first (the order the dataclasses are made in)
 SPECS: dict[str, ObjectSpec] = {s.name: s for s in (
-    SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, POINT_REF, CONTACT_SWITCH, CONTACT, FORCE, TRAJECTORY, CONTROLLER,
+    SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, POINT_REF, CONTACT_SWITCH, CONTACT, LOOP, FORCE, TRAJECTORY, CONTROLLER,
     ACTUATOR, CONTROLLER_BLOCK, INITIAL, SETTINGS, SCENE)}
 
 __all__ = ["Field", "FieldList", "ObjectSpec", "TypedSpec", "TypeSpec", "SPECS", "FORMAT_TAG", "VERSION", "SCENE", "BODY",
-           "SHAPE", "JOINT", "JOINT_LIMITS", "OBSTACLE", "SHAPE_REF", "CONTACT", "CONTACT_SWITCH", "POINT_REF", "FORCE", "CONTROLLER",
+           "SHAPE", "JOINT", "JOINT_LIMITS", "OBSTACLE", "SHAPE_REF", "CONTACT", "CONTACT_SWITCH", "POINT_REF", "LOOP", "FORCE", "CONTROLLER",
            "TRAJECTORY", "CONTROLLER_BLOCK", "ACTUATOR", "INITIAL", "SETTINGS", "MAX_MAGNITUDE", "MIN_DT", "MAX_DURATION", "MAX_STEPS", "MIN_TOLERANCE",
            "MAX_ITERATIONS", "MAX_IMPACT_THRESHOLD"]
 

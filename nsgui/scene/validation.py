@@ -17,7 +17,7 @@ import numpy as np
 
 from .controller_types import PER_ACTUATOR
 from .mass_properties import body_mass_properties
-from .schema import (ACTUATOR, BODY, CONTACT, CONTACT_SWITCH, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS,
+from .schema import (ACTUATOR, BODY, CONTACT, CONTACT_SWITCH, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS, LOOP,
                      MAX_ITERATIONS, MAX_MAGNITUDE, MAX_STEPS, MIN_TOLERANCE, OBSTACLE, POINT_REF, SCENE, SETTINGS,
                      SHAPE, SHAPE_REF, SPECS, VERSION)
 
@@ -573,7 +573,7 @@ def _check_settings(c: _Checker, d, path, _f=None):
 _OBJECT_CHECKS = {
     "Shape": _check_shape, "Body": _check_body, "JointLimits": _check_plain(JOINT_LIMITS), "Joint": _check_joint,
     "Obstacle": _check_obstacle, "ShapeRef": _check_shaperef, "Contact": _check_plain(CONTACT),
-    "PointRef": _check_plain(POINT_REF), "ContactSwitch": _check_plain(CONTACT_SWITCH), "ForceElement": _check_force, "Controller": _check_controller,
+    "PointRef": _check_plain(POINT_REF), "LoopJoint": _check_plain(LOOP), "ContactSwitch": _check_plain(CONTACT_SWITCH), "ForceElement": _check_force, "Controller": _check_controller,
     "Trajectory": _check_trajectory, "ControllerBlock": _check_controller_block,
     "Actuator": _check_plain(ACTUATOR), "Initial": _check_initial, "Settings": _check_settings,
 }
@@ -684,6 +684,7 @@ def _cross_check(c: _Checker, s: dict) -> None:
             c.add(f"bodies[{i}]", f"body {_short(name)} is the child of several joints: "
                                   + ", ".join(f"joints[{k}] ({_short(s['joints'][k]['name'])})" for k in js))
     _check_loops(c, s, bodies, parent_joints)
+    _check_loop_joints(c, s, bodies)
 
     # coordinates
     coords: dict[str, tuple[int, dict]] = {}
@@ -847,6 +848,31 @@ def _check_loops(c, s, bodies, parent_joints):
             loop = loop[k:] + loop[:k]
             c.add("joints", "loop body " + " → ".join(repr(n) for n in loop + [loop[0]])
                   + " (joints must form a tree rooted at the world)")
+
+
+def _check_loop_joints(c, s, bodies):
+    """Loop-closing joints join two different bodies of the tree (b may be the world); their names are
+    not joint names (both name coordinates or signals)."""
+    joint_names = {j["name"]: i for i, j in enumerate(s["joints"]) if j and j.get("name") is not None}
+    for i, lj in enumerate(s["loops"]):
+        if lj is None:
+            continue
+        p = f"loops[{i}]"
+        if lj.get("name") in joint_names:
+            c.add(f"{p}.name", f"{_short(lj['name'])} is also a joint's name (joints[{joint_names[lj['name']]}])")
+        for end in ("a", "b"):
+            ref = lj.get(end)
+            if not ref or ref["body"] is None:
+                continue
+            if ref["body"] == "world":
+                if end == "a":
+                    c.add(f"{p}.a.body", "a must be a body of the tree; put the world on side b")
+            elif ref["body"] not in bodies:
+                near = difflib.get_close_matches(ref["body"], list(bodies), n=1)
+                c.add(f"{p}.{end}.body", f"no body named {_short(ref['body'])}"
+                      + (f" (did you mean {_short(near[0])}?)" if near else ""))
+        if lj.get("a") and lj.get("b") and lj["a"]["body"] is not None and lj["a"]["body"] == lj["b"]["body"]:
+            c.add(p, f"loop joint connects body {_short(lj['a']['body'])} to itself")
 
 
 def _resolve_shape(c, ref, path, bodies):

@@ -41,14 +41,14 @@ class SignalTree(QTreeWidget):
             if n == "t":
                 continue
             parts = n.split(".")
-            if parts[0] == "contact" and len(parts) >= 3:
-                key = ("contact", ".".join(parts[1:-1]))
+            if parts[0] in ("contact", "loop") and len(parts) >= 3:
+                key = (parts[0], ".".join(parts[1:-1]))
             else:
                 key = (parts[0],)
             groups.setdefault(key, []).append(n)
         tops = {}
         titles = {"q": "coordinates (q)", "v": "velocities (v)", "energy": "energy",
-                  "contact": "contacts", "u": "actuators (u)"}
+                  "contact": "contacts", "loop": "loop joints", "u": "actuators (u)"}
         for key, members in groups.items():
             top = tops.get(key[0])
             if top is None:

@@ -12,7 +12,7 @@ from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QMenu, QSplitter, QTableWidget,
                                QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-SECTIONS = [("bodies", "Bodies"), ("joints", "Joints"), ("obstacles", "Obstacles"),
+SECTIONS = [("bodies", "Bodies"), ("joints", "Joints"), ("loops", "Loop joints"), ("obstacles", "Obstacles"),
             ("contacts", "Contacts"), ("forces", "Forces"), ("actuators", "Actuators"),
             ("controllers", "Controllers")]
 
@@ -205,7 +205,7 @@ class SceneTree(QWidget):
         self.table.setRowCount(0)
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
-            if f.name in ("bodies", "joints", "obstacles", "contacts", "forces", "actuators",
+            if f.name in ("bodies", "joints", "loops", "obstacles", "contacts", "forces", "actuators",
                           "shapes", "controller", "initial", "settings", "limits") and not _scalar(value):
                 continue
             r = self.table.rowCount()

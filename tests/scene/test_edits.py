@@ -74,7 +74,7 @@ def test_reach_decides_contacts():
     assert validate_scene(s) == [] and editor_problems(s) == []
 
 
-def test_join_keeps_poses_and_refuses_loops():
+def test_join_keeps_poses_and_closes_loops_with_loop_joints():
     s, bar = pendulum_scene()
     ball = ops.add_body(s, ops.make_shape("disk", radius=0.1), (-0.5, 1.0, 0.3))
     before = body_poses(s)
@@ -85,10 +85,21 @@ def test_join_keeps_poses_and_refuses_loops():
     for k in before:
         assert np.allclose(before[k], after[k])
     assert validate_scene(s) == []
+    # both attached already: a weld is refused, a pin closes a loop with a loop joint (issue 11 §2)
     with pytest.raises(EditRefused, match="both attached"):
         ops.add_joint(s, "fixed", ball, bar, (-0.45, 1.0))
-    with pytest.raises(EditRefused, match="already attached"):
-        ops.add_joint(s, "revolute", bar, "world", (-0.2, 1.0))
+    name = ops.add_joint(s, "revolute", bar, "world", (-0.2, 1.0))
+    lj = s.loops[0]
+    assert lj.name == name and (lj.a.body, lj.b.body) == (bar, "world") and lj.type == "revolute"
+    assert np.allclose(lj.b.point, (-0.2, 1.0)) and len(s.joints) == 2
+    x, y, th = body_poses(s)[bar]
+    assert np.allclose((x + np.cos(th) * lj.a.point[0] - np.sin(th) * lj.a.point[1],
+                        y + np.sin(th) * lj.a.point[0] + np.cos(th) * lj.a.point[1]), (-0.2, 1.0))
+    assert validate_scene(s) == []
+    ops.remove_items(s, {("body", ball)})
+    assert len(s.loops) == 1
+    ops.remove_items(s, {("body", bar)})
+    assert s.loops == []
 
 
 def test_drag_pinned_body_turns_about_the_pin():

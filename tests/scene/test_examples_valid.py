@@ -13,7 +13,8 @@ from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scen
 
 SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
 EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped_standing", "bouncing_ball", "default",
-            "double_pendulum_wall", "falling_rod", "manipulator_on_surface", "newtons_cradle", "rimless_wheel", "rocking_block",
+            "double_pendulum_wall", "falling_rod", "four_bar", "manipulator_on_surface", "newtons_cradle",
+            "rimless_wheel", "rocking_block", "slider_crank",
             "sliding_block",
             "sliding_block_push2", "sliding_block_push5", "sliding_box", "two_link_arm",
             "two_link_tracking"]

@@ -18,7 +18,7 @@ from nsgui.scene import edits as ops
 from .commands import EditRefused, edit, new_drag_id
 from nsgui.scene.geometry import WORLD, body_poses, joint_of, rot, shape_core, to_body, to_world, vec
 from .items import (
-    ActuatorGraphic, BodyGraphic, ForceGraphic, JointGraphic, ObstacleGraphic, SELECT_COLOR,
+    ActuatorGraphic, BodyGraphic, ForceGraphic, JointGraphic, LoopGraphic, ObstacleGraphic, SELECT_COLOR,
 )
 
 # tool id → (label, hint shown in the status line)
@@ -109,6 +109,7 @@ class EditorCanvas(QWidget):
         scene = self.document.scene
         valid = set()
         for kind, lst in (("body", scene.bodies), ("obstacle", scene.obstacles), ("joint", scene.joints),
+                          ("loop", scene.loops),
                           ("force", scene.forces), ("actuator", scene.actuators), ("contact", scene.contacts),
                           ("controller", scene.controllers)):
             valid.update((kind, x.name) for x in lst)
@@ -128,6 +129,7 @@ class EditorCanvas(QWidget):
                           + [BodyGraphic(b, self.poses[b.name]) for b in scene.bodies]
                           + [ForceGraphic(f, self.poses) for f in scene.forces]
                           + list(joints.values())
+                          + [LoopGraphic(lj, self.poses) for lj in scene.loops]
                           + [ActuatorGraphic(a, joints) for a in scene.actuators])
 
     def graphic(self, ref):
@@ -568,8 +570,9 @@ class EditorCanvas(QWidget):
                 self.message.emit("Click on a body (where two bodies overlap to join them)")
                 return
             other = under[1] if len(under) > 1 else WORLD
-            new = ("joint", self.apply(f"Add {TOOLS[t][0].lower()}",
-                                       lambda s: ops.add_joint(s, jtype, under[0], other, a)))
+            name = self.apply(f"Add {TOOLS[t][0].lower()}", lambda s: ops.add_joint(s, jtype, under[0], other, a))
+            # two bodies already in the tree: the pin or slider closes a loop (a loop joint)
+            new = ("loop" if ops.find(self.document.scene.loops, name) else "joint", name)
         elif t in ("ground", "wall"):
             new = ("obstacle", self.apply(f"Add {t}", lambda s: ops.add_obstacle(s, t, **self._plane(t, a, b))))
         elif t == "segment":

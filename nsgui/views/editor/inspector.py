@@ -395,6 +395,28 @@ class Inspector(QWidget):
             self.form.addRow(add)
         self._coords(name)
 
+    def _loop_form(self, name):
+        lj = _find(self.document.scene.loops, name)
+        L = lambda sc: _find(sc.loops, name)  # noqa: E731
+        self._name("loop", name, lambda sc: sc.loops)
+        kind = {"revolute": "pin (revolute)", "prismatic": "slider (prismatic)"}[lj.type]
+        self.form.addRow("Type", _value(f"loop joint, {kind}"))
+        self.form.addRow("Between", _value(f"{lj.a.body} and {lj.b.body}"))
+        self._note("Closes a kinematic loop between two bodies already joined to the tree: solved as a "
+                   "bilateral constraint; its force is the signal loop.<name>.fx/fy.")
+        self._vec("Anchor on a", lambda sc: L(sc).a.point, lambda sc, v: setattr(L(sc).a, "point", v),
+                  lo=-1e4, hi=1e4)
+        self._vec("Anchor on b", lambda sc: L(sc).b.point, lambda sc, v: setattr(L(sc).b, "point", v),
+                  lo=-1e4, hi=1e4)
+        if lj.type == "prismatic":
+            def get_axis(sc):
+                a = L(sc).axis
+                return math.atan2(a[1], a[0])
+
+            def set_axis(sc, v):
+                L(sc).axis = [math.cos(v), math.sin(v)]
+            self._num("Slide direction (in a)", get_axis, set_axis, unit=DEG, degrees=True, lo=-360, hi=360, step=5)
+
     def _add_joint_spring(self, joint_name):
         out = {}
 

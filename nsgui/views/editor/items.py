@@ -239,6 +239,39 @@ class JointGraphic:
         return [Handle("anchor", ("joint", self.name), self.world)]
 
 
+class LoopGraphic:
+    """A loop joint: a pin (two rings: it closes a loop) or a slider at its anchor on body a."""
+    kind = "loop"
+
+    def __init__(self, loop, poses):
+        self.item, self.name = loop, loop.name
+        self.pose = poses.get(loop.a.body, (0.0, 0.0, 0.0))
+        self.world = to_world(self.pose, vec(loop.a.point))
+
+    def paint(self, p, view, selected):
+        lj = self.item
+        c = view.w2s(self.world)
+        pen = QPen(SELECT_COLOR if selected else QColor(20, 20, 20), 3 if selected else 1.5)
+        if lj.type == "prismatic":
+            axis = rot(self.pose[2]) @ vec(lj.axis, (1, 0))
+            axis = axis / (np.linalg.norm(axis) or 1.0)
+            p.setPen(QPen(pen.color(), pen.widthF(), Qt.DashLine))
+            p.drawLine(view.w2s(self.world - axis * 0.25), view.w2s(self.world + axis * 0.25))
+        p.setPen(pen)
+        p.setBrush(QBrush(QColor("white")))
+        p.drawEllipse(c, 7, 7)
+        p.drawEllipse(c, 4, 4)
+        p.setBrush(QBrush(QColor(20, 20, 20)))
+        p.drawEllipse(c, 1.5, 1.5)
+
+    def hit(self, view, spt) -> bool:
+        c = view.w2s(self.world)
+        return math.hypot(c.x() - spt.x(), c.y() - spt.y()) <= HIT_PX + 4
+
+    def handles(self, scene, joint=None):
+        return []
+
+
 def _spring_ends(force, poses):
     def end(ref):
         pose = (0.0, 0.0, 0.0) if ref.body == WORLD else poses.get(ref.body, (0.0, 0.0, 0.0))

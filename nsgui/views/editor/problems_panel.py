@@ -8,9 +8,9 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-LISTS = {"bodies": "body", "joints": "joint", "obstacles": "obstacle", "contacts": "contact",
+LISTS = {"bodies": "body", "joints": "joint", "loops": "loop", "obstacles": "obstacle", "contacts": "contact",
          "forces": "force", "actuators": "actuator"}
-_PATH = re.compile(r"^(bodies|joints|obstacles|contacts|forces|actuators)\[(\d+)\]")
+_PATH = re.compile(r"^(bodies|joints|loops|obstacles|contacts|forces|actuators)\[(\d+)\]")
 
 
 def ref_for_path(scene, path: str):
