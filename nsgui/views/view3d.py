@@ -244,7 +244,8 @@ class View3D(QWidget):
         self._last_draw = now
 
     def _frame_interval(self, cost):
-        return frame_budget.interval("3d", cost, self.controller.flat_out)
+        # (nsgui render's playback has no run going flat out)
+        return frame_budget.interval("3d", cost, getattr(self.controller, "flat_out", False))
 
     def _request_update(self):
         if self.backend == "egl":  # the display widget merges and paces the requests
