@@ -231,7 +231,8 @@ class Simulator:
         if interval <= 0.0:
             return np.empty((0, width))
         spacing = max(1, int(interval / self.model.dt) - 1)  # fewest steps between two snapshots
-        return np.empty((min(nsteps, nsteps // spacing + 2), width))
+        # zeros: a snapshot time stepping takes for the event-driven integrator has ed = 0 (afresh)
+        return np.zeros((min(nsteps, nsteps // spacing + 2), width))
 
     def _keep_snapshots(self, buf, rows, step_count0):
         """SimStates from the kernel's snapshot rows (the values get_state() would have given: the
@@ -381,7 +382,10 @@ class Simulator:
         return rows
 
     def _run_event_driven(self, nsteps, rows, snaps):
-        """event_driven.loop.run_rows, its event log emptied into Events whenever it fills up."""
+        """event_driven.loop.run_rows, its event log emptied into Events whenever it fills up. Where
+        events crowd (the integrator stalls: a chattering contact, a closed contact whose geometry
+        switches feature), time stepping runs the next CROWD_SECONDS from the last row, then the
+        event-driven integrator starts afresh; an event 'time_stepping' says so."""
         from .event_driven import loop
         from .event_driven.events import log_events
         done = 0
@@ -391,8 +395,33 @@ class Simulator:
                                                snaps, self._snap_clock, done)
             self._events.extend(log_events(log[:nev], self.model.contact_names))
             done += k
-            if code != ed_layout.EVENTS_FULL:
+            if code == ed_layout.STALLED and done < nsteps:
+                code, k, cand = self._time_stepping_while_crowded(nsteps - done, rows, done, snaps, cand)
+                done += k
+                if code != codes.OK or done == nsteps:
+                    return code, done, cand
+            elif code != ed_layout.EVENTS_FULL:
                 return code, done, cand
+
+    CROWD_SECONDS = 0.05
+
+    def _time_stepping_while_crowded(self, remaining, rows, done, snaps, cand):
+        m, d = self.model, self._data
+        name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else ""
+        k = min(remaining, max(1, int(round(self.CROWD_SECONDS / m.dt))))
+        self._events.append(Event(self.t, "time_stepping", name,
+                                  f"events crowd{f' at {name}' if name else ''}: time stepping for "
+                                  f"{k * m.dt:.3g} s, then event-driven again"))
+        prev_status, prev_row = d.status.copy(), (rows[done - 1] if done and len(rows) else self._row).copy()
+        before = int(self._snap_clock[2])
+        piece = rows[done:done + k] if len(rows) else rows
+        code, k_done, cand = st.run_steps(k, piece, *self._args, snaps, self._snap_clock)
+        for b in snaps[before:int(self._snap_clock[2])]:
+            b[0] += done  # the kernel numbers its steps from its own call
+        if len(rows) and k_done:
+            self._collect_events(piece[:k_done], prev_status, prev_row)
+        self._ed[:] = 0.0  # the integrator starts afresh from the state time stepping reached
+        return code, k_done, cand
 
     def _failure(self, code, cand):
         """The SimulationError of a kernel return code (see stepper.run_steps)."""

@@ -211,3 +211,22 @@ def test_time_stepping_converges_to_the_event_driven_solution(name, duration, ed
         errors.append(max(np.max(np.abs(ts[n][::f] - ed[n])) for n in coords))
     assert errors[1] < errors[0] / 5      # first order in h, the order of time stepping
     assert errors[1] < bound
+
+
+def test_where_events_crowd_time_stepping_takes_over_for_a_while():
+    """The default example made frictionless: the box slides off the end of the slope segment while
+    its corners are closed (the contact's normal swings round the segment's end: the smooth phase
+    has no solution the integrator can follow). Time stepping runs 0.05 s from the last row, then
+    the event-driven integrator goes on; the run completes and says where."""
+    from tests.helpers import example
+    scene = example("default")
+    edits = {f"contacts[{i}].friction": 0.0 for i in range(len(scene.contacts))}
+    res = simulate(scene.with_values(edits | {"settings.integrator": "event_driven"}), duration=3.0)
+    assert res.summary["failure"] is None
+    crowded = [ev for ev in res.events if ev.kind == "time_stepping"]
+    assert crowded and all(1.0 < ev.t < 2.5 for ev in crowded)  # the box leaving the slope
+    assert res["t"][-1] == pytest.approx(3.0)
+    assert np.all(np.diff(res["t"]) > 0)
+    assert res.summary["energy_residual"] < 1e-5
+    # the ball's bounces on the ground, far from the box, are still exact events
+    assert sum(ev.kind == "impact" and ev.name == "ball_ground" for ev in res.events) > 5

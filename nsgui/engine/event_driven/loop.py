@@ -21,6 +21,7 @@ from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_IMPACT, CF_E, FS_H, FS_IMPA
                      IS_CONST_M, OK, OPEN, SLIP, ST_IMPACTS, ST_STEPS, STICK)
 from ..contact_rows import contact_rows, sdot
 from ..control.kernel import apply_controllers
+from ..evaluation import evaluate
 from ..stepper import keep_snapshot, record_step, update_switches
 from .contact_dynamics import closing_multipliers, derivative, impact, rest, set_point
 from .dopri5 import dense, dopri_step, next_step_size
@@ -66,14 +67,24 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
     rc = np.empty(5 * N)
     ends = np.zeros((6, nc))
     fsal = np.zeros(1, np.bool_)
+    row_q, row_v, row_energy = d.q.copy(), d.v.copy(), d.energy.copy()
     nev = 0
     for step in range(nsteps):
         t_row = d.t[0]
         T = t_row + h_row
         apply_controllers(m, d, t_row)
         _switch_contacts(m, d, ed, fsal)
+        row_q[:] = d.q
+        row_v[:] = d.v
+        row_energy[:] = d.energy
         code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsal)
         if code != OK:
+            # d back at the last row's state (the steps used it as scratch): the caller goes on from
+            # there (EVENTS_FULL: this integrator again; STALLED: time stepping for a while)
+            d.q[:] = row_q
+            d.v[:] = row_v
+            d.energy[:] = row_energy
+            evaluate(m, d, True)
             return code, step, cand, nev
         # the row: the dense output at T
         h = ed[H_TEND] - ed[H_T0]
