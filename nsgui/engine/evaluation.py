@@ -40,8 +40,15 @@ def _contact_geometry(m, d):
 def normal_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
     """Normal relative velocity of candidate c (a's point minus b's, along the normal) given its
     geometry and the kinematics (pos, vel, omg) it was found with."""
+    return relative_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby)[0]
+
+
+@njit(cache=True)
+def relative_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
+    """(normal, tangential) relative velocity of candidate c (tangent t = (n_y, −n_x)); a joint
+    limit has no tangent."""
     if ci[c, CI_BTYPE] == LIMIT:
-        return ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
+        return ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]], 0.0
     a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
     vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
     vay = vel[a, 1] + omg[a] * (pax - pos[a, 0])
@@ -49,7 +56,8 @@ def normal_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
     if b >= 0:
         vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
         vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
-    return nx * (vax - vbx) + ny * (vay - vby)
+    rx, ry = vax - vbx, vay - vby
+    return nx * rx + ny * ry, ny * rx - nx * ry
 
 
 @njit(cache=True)

@@ -386,7 +386,7 @@ SETTINGS = ObjectSpec("Settings", [
          help="approach speed above which a step with a positive percussion counts as an impact"),
     Field("integrator", "enum", default="time_stepping", choices=("time_stepping", "event_driven"),
           help="`time_stepping` (Moreau–Jean) or `event_driven` (adaptive Runge–Kutta between events "
-               "located in time; frictionless contacts; docs/numerics.md); rows on the grid of `dt` either way"),
+               "located in time; docs/numerics.md); rows on the grid of `dt` either way"),
 ])
 
 SCENE = ObjectSpec("Scene", [

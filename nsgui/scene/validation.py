@@ -645,17 +645,12 @@ def _check_scene(c: _Checker, d):
 
 
 def _check_integrator(c: _Checker, s: dict) -> None:
-    """The event-driven integrator handles frictionless contacts only (so far), and no loop joints."""
+    """The event-driven integrator handles kinematic trees only (no loop joints)."""
     if (s.get("settings") or {}).get("integrator") != "event_driven":
         return
     if s.get("loops"):
         c.add("loops", f"{len(s['loops'])} loop joint(s) with settings.integrator 'event_driven', which "
               "handles kinematic trees only: use 'time_stepping'")
-    for i, k in enumerate(s["contacts"]):
-        if k and (k.get("friction") or 0.0) > 0.0:
-            c.add(f"contacts[{i}].friction", f"friction {_g(k['friction'])} with settings.integrator "
-                  "'event_driven', which handles frictionless contacts only: set friction 0 or use 'time_stepping'")
-            return
 
 
 def _cross_check(c: _Checker, s: dict) -> None:

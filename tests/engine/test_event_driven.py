@@ -230,3 +230,61 @@ def test_where_events_crowd_time_stepping_takes_over_for_a_while():
     assert res.summary["energy_residual"] < 1e-5
     # the ball's bounces on the ground, far from the box, are still exact events
     assert sum(ev.kind == "impact" and ev.name == "ball_ground" for ev in res.events) >= 3
+
+
+# ------------------------------------------------------------------ Coulomb friction
+MU = 0.3
+
+
+def test_sliding_box_stops_at_the_closed_form_time_and_place_then_sticks():
+    from tests.helpers import example
+    v0 = 2.0
+    res = simulate(example("sliding_box").with_values({"settings.integrator": "event_driven"}), duration=1.5)
+    t_stop = v0 / (MU * G)                                               # (T8.6)
+    sticks = [ev for ev in res.events if ev.kind == "stick"]
+    assert len(sticks) == 2 and all(abs(ev.t - t_stop) < 1e-9 for ev in sticks)
+    assert res["q.box.x"][-1] == pytest.approx(v0 ** 2 / (2 * MU * G), abs=1e-9)
+    assert abs(res["v.box.x"][-1]) < 1e-12
+    sliding = (res["t"] > 0.01) & (res["t"] < t_stop - 0.01)
+    assert np.allclose(res["v.box.x"][sliding], v0 - MU * G * res["t"][sliding], atol=1e-9)
+    # the load moves to the front corner: N_f − N_b = μ (H/w) m g (T8.10), friction μ N on each
+    fn = [res[f"contact.box_ground[{c}].fn"][sliding] for c in range(2)]
+    ft = [res[f"contact.box_ground[{c}].ft"][sliding] for c in range(2)]
+    assert np.allclose(np.abs(fn[1] - fn[0]), MU * (0.2 / 0.4) * G, atol=1e-8)
+    assert np.allclose(fn[0] + fn[1], G, atol=1e-8)
+    assert np.allclose(ft[0] + ft[1], -MU * G, atol=1e-8)
+    assert res["energy.friction"][-1] == pytest.approx(0.5 * v0 ** 2, rel=1e-9)
+    assert res.summary["energy_residual"] < 1e-8
+
+
+@pytest.mark.parametrize("push", [2.0, 5.0])
+def test_pushed_block_sticks_below_the_friction_limit_and_slides_above(push):
+    from tests.helpers import example
+    res = simulate(example(f"sliding_block_push{int(push)}").with_values({"settings.integrator": "event_driven"}),
+                   duration=1.0)
+    t, x = res["t"], res["q.block.x"]
+    if push < MU * G:                                                    # (T8.7): stuck, r_T = −F
+        assert np.max(np.abs(x)) < 1e-12
+        assert np.allclose(res["contact.block_ground.ft"][1:], -push, atol=1e-9)
+        assert not any(ev.kind == "slip" for ev in res.events)
+    else:                                                                # slides at a = F/m − μ g
+        assert np.allclose(x, 0.5 * (push - MU * G) * t ** 2, atol=1e-9)
+        assert [ev.kind for ev in res.events][:2] == ["stick", "slip"] or res.events[0].kind == "slip"
+
+
+def test_oblique_impact_with_friction_follows_the_one_step_law():
+    """No gravity, so time stepping's impact step is the impact law itself (constant M and
+    contact rows for a disk on flat ground): the event-driven impact gives the same velocities."""
+    d = example_dict("bouncing_ball")
+    d["gravity"] = [0.0, 0.0]
+    d["contacts"][0].update(restitution=0.5, friction=0.4, tangential_restitution=0.3)
+    d["initial"] = {"q": {"ball.y": 0.12}, "v": {"ball.x": 1.0, "ball.y": -2.0, "ball.theta": 30.0}}
+    d["settings"].update(duration=0.05, dt=1e-4, projection=False)
+    ts = simulate(scene_from_dict(d))
+    d["settings"]["integrator"] = "event_driven"
+    ed = simulate(scene_from_dict(d))
+    for name in ("v.ball.x", "v.ball.y", "v.ball.theta"):
+        assert ed[name][-1] == pytest.approx(ts[name][-1], abs=1e-12), name
+    impact = [ev for ev in ed.events if ev.kind == "impact"]
+    assert len(impact) == 1 and impact[0].t == pytest.approx(0.01, abs=1e-12)
+    assert ed["energy.friction"][-1] > 0 and ed.summary["energy_residual"] < 1e-12

@@ -1,29 +1,32 @@
 """Contact dynamics of the event-driven integrator (numba kernels), at the state held in d.q, d.v:
 
 - `derivative`: the smooth phase's right-hand side. The closed contacts (the active set) are
-  bilateral constraints at acceleration level: H q̈ + Ḣ v = 0 with M q̈ = F + Hᵀ λ, so
-  W λ = −(H M⁻¹ F + Ḣ v), W = H M⁻¹ Hᵀ. λ may turn negative: that is the take-off root.
-- `closing_multipliers`: the acceleration LCP 0 ≤ W λ + b ⊥ λ ≥ 0 over the contacts that are
-  closed (gap ≈ 0, normal velocity ≈ 0): λ > 0 stays closed, λ = 0 with a separating acceleration
-  leaves.
-- `impact`: Newton's law at velocity level over the contacts that touch, the LCP
-  0 ≤ U⁺ + e min(U⁻, 0) ⊥ P ≥ 0 with U⁺ = U⁻ + W P (a contact touching without approaching gets
-  U⁺ ≥ 0 ⊥ P ≥ 0).
+  bilateral constraints at acceleration level: R q̈ + Ṙ v = 0 with M q̈ = F + Dᵀ λ, so
+  W λ = −(R M⁻¹ F + Ṙ v), W = R M⁻¹ Dᵀ. R holds each closed contact's normal row, and the tangent
+  row of a sticking frictional one; D is R but for a sliding contact, whose normal row carries its
+  friction: H_N − μ s H_T (s its sliding direction). λ_N may turn negative (take-off), a sticking
+  contact's |λ_T| exceed μ λ_N (slip), a sliding one's tangential velocity change sign (stick):
+  those are the loop's roots.
+- `closing_multipliers`: the acceleration problem 0 ≤ ä_N ⊥ λ_N ≥ 0 over the contacts that are
+  closed (gap ≈ 0, normal velocity ≈ 0), sticking tangents held: λ_N > 0 stays closed, λ_N = 0
+  with a separating acceleration leaves.
+- `impact`: Newton's law at velocity level over the contacts that touch, 0 ≤ U_N⁺ + e min(U_N⁻, 0)
+  ⊥ P_N ≥ 0, with 2-D Coulomb friction on U_T⁺ + e_T U_T⁻ for frictional ones (an FC2D problem).
 
-The state vector of the integrator is x = (q, v, damping loss, actuator work): the two energies are
-integrated with the motion so that the bookkeeping of a row is exact to the integrator's tolerance.
+The state vector of the integrator is x = (q, v, damping loss, actuator work, friction loss): the
+energies are integrated with the motion so that a row's bookkeeping is exact to the tolerance.
 """
 
 import numpy as np
 from numba import njit
 
-from ..codes import AI_COORD, IS_CONST_M, SOLVED
+from ..codes import AI_COORD, CF_MU, CI_BTYPE, IS_CONST_M, LIMIT, SOLVED
 from ..contact_geometry import candidate_geometry
-from ..contact_rows import contact_rows
+from ..contact_rows import contact_rows, sdot
 from ..control.kernel import actuator_forces
 from ..dynamics import body_kinematics, damper_power
-from ..evaluation import evaluate, normal_velocity
-from ..solvers import bpp_lcp, lemke
+from ..evaluation import evaluate, relative_velocity
+from ..solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d
 from ..solvers._linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 
 
@@ -79,40 +82,75 @@ def _matvec(A, x):
 
 
 @njit(cache=True)
-def contact_matrices(m, d, cands, k):
-    """Dense normal rows H (k x n) of candidates cands[:k], X = M⁻¹ Hᵀ and W = H X (after
-    free_acceleration, which factors M)."""
-    n = d.q.shape[0]
-    H = np.zeros((k, n))
-    ccols, ccn, HN, HT = m.ccols, m.ccn, d.HN, d.HT
-    for r in range(k):
-        c = cands[r]
-        contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, HN[r], HT[r])
-        for kk in range(ccn[c]):
-            H[r, ccols[c, kk]] += HN[r, kk]
-    X = np.empty((n, k))
+def _times_inverse_mass(m, d, D):
+    """(X, W) = (M⁻¹ Dᵀ, D M⁻¹ Dᵀ) for rows D (after free_acceleration, which factors M)."""
+    n, nr = d.q.shape[0], D.shape[0]
+    X = np.empty((n, nr))
     col = np.empty(n)
-    for r in range(k):
-        col[:] = H[r]
+    for r in range(nr):
+        col[:] = D[r]
         _solve_mass(m, d, col)
         X[:, r] = col
-    W = np.zeros((k, k))
-    for r in range(k):
-        for s in range(k):
-            acc = 0.0
-            for j in range(n):
-                acc += H[r, j] * X[j, s]
-            W[r, s] = acc
-    return H, X, W
+    return X
 
 
 @njit(cache=True)
-def normal_drift(m, d, cands, k):
-    """Ḣ v of candidates cands[:k]: the rate of their normal velocity along the flow with q̈ = 0, by a
-    central difference in time (q ± ε v, v): generic over every contact geometry, error ~1e-10
+def _rows_times(R, X):
+    W = np.zeros((R.shape[0], X.shape[1]))
+    for r in range(R.shape[0]):
+        for s in range(X.shape[1]):
+            acc = 0.0
+            for j in range(R.shape[1]):
+                acc += R[r, j] * X[j, s]
+            W[r, s] = acc
+    return W
+
+
+@njit(cache=True)
+def frictional(m, c):
+    """Whether candidate c has Coulomb friction (a joint limit has no tangent)."""
+    return m.cf[c, CF_MU] > 0.0 and m.ci[c, CI_BTYPE] != LIMIT
+
+
+@njit(cache=True)
+def contact_system(m, d, cands, k, smode):
+    """The rows of closed candidates cands[:k] (smode[r]: 0 sticking, ±1 sliding direction):
+    (R, X = M⁻¹ Dᵀ, W = R X, trow, nr) as in the module notes; trow[r] is the row of candidate r's
+    tangential multiplier (−1: none), nr the number of rows. Also leaves each candidate's sparse
+    rows in d.HN[r], d.HT[r]."""
+    n = d.q.shape[0]
+    ccols, ccn, HN, HT = m.ccols, m.ccn, d.HN, d.HT
+    trow = np.full(k, -1, np.int64)
+    nr = k
+    for r in range(k):
+        if smode[r] == 0.0 and frictional(m, cands[r]):
+            trow[r] = nr
+            nr += 1
+    R = np.zeros((nr, n))
+    D = np.zeros((nr, n))
+    for r in range(k):
+        c = cands[r]
+        contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, HN[r], HT[r])
+        slide = m.cf[c, CF_MU] * smode[r] if frictional(m, c) else 0.0
+        t = trow[r]
+        for kk in range(ccn[c]):
+            j = ccols[c, kk]
+            R[r, j] += HN[r, kk]
+            D[r, j] += HN[r, kk] - slide * HT[r, kk]
+            if t >= 0:
+                R[t, j] += HT[r, kk]
+                D[t, j] += HT[r, kk]
+    X = _times_inverse_mass(m, d, D)
+    return R, X, _rows_times(R, X), trow, nr
+
+
+@njit(cache=True)
+def velocity_drift(m, d, cands, k, trow, nr):
+    """Ṙ v of the rows of contact_system: the rate of each held velocity along the flow with q̈ = 0,
+    by a central difference in time (q ± ε v, v): generic over every contact geometry, error ~1e-10
     relative (truncation ε², round-off 1e-16/ε)."""
     q, v = d.q, d.v
-    out = np.zeros(k)
+    out = np.zeros(nr)
     vmax = 0.0
     for j in range(v.shape[0]):
         vmax = max(vmax, abs(v[j]))
@@ -128,9 +166,19 @@ def normal_drift(m, d, cands, k):
         for r in range(k):
             c = cands[r]
             g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, qq, ci, cf, verts, fk.pos, fk.ang)
-            u = normal_velocity(c, ci, v, fk.pos, fk.vel, fk.omg, nx, ny, pax, pay, pbx, pby)
-            out[r] += s * u / (2.0 * eps)
+            un, ut = relative_velocity(c, ci, v, fk.pos, fk.vel, fk.omg, nx, ny, pax, pay, pbx, pby)
+            out[r] += s * un / (2.0 * eps)
+            if trow[r] >= 0:
+                out[trow[r]] += s * ut / (2.0 * eps)
     return out
+
+
+@njit(cache=True)
+def tangential_speed(m, d, c, r):
+    """Tangential relative velocity of candidate c at the evaluated state (its rows made into
+    d.HN[r], d.HT[r])."""
+    contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, d.HN[r], d.HT[r])
+    return sdot(m.ccols[c], d.HT[r], m.ccn[c], d.v)
 
 
 @njit(cache=True)
@@ -138,7 +186,7 @@ def _regularize(W):
     """Redundant closed contacts (a box flat on the ground with three vertices down) make W
     singular: a tiny diagonal shift splits their forces (and leaves an acceleration ~1e-12 g)."""
     for r in range(W.shape[0]):
-        W[r, r] += 1e-12 * (1.0 + W[r, r])
+        W[r, r] += 1e-12 * (1.0 + abs(W[r, r]))
 
 
 @njit(cache=True)
@@ -156,18 +204,31 @@ def _bilateral(W, b):
 
 
 @njit(cache=True)
-def derivative(m, d, act, na, x, out, lam):
-    """out = dx/dt at x with the active contacts act[:na] closed (bilateral at acceleration level);
-    lam[:na] their multipliers (contact forces, N). Returns the potential energy at x."""
-    n = d.q.shape[0]
+def derivative(m, d, act, na, smode, x, out, lam):
+    """out = dx/dt at x with the active contacts act[:na] closed (smode as for contact_system).
+    lam (3 nc): the normal forces lam[:na], the tangential ones lam[nc:nc + na] (a sliding
+    contact's −μ s λ_N), the tangential velocities lam[2 nc:2 nc + na]. Returns the potential
+    energy at x."""
+    n, nc = d.q.shape[0], d.gap.shape[0]
     upot = set_point(m, d, x)
     a = free_acceleration(m, d)
+    friction_power = 0.0
     if na > 0:
-        H, X, W = contact_matrices(m, d, act, na)
-        b = _bilateral(W, -(_matvec(H, a) + normal_drift(m, d, act, na)))
-        for r in range(na):
-            lam[r] = b[r]
+        R, X, W, trow, nr = contact_system(m, d, act, na, smode)
+        b = _bilateral(W, -(_matvec(R, a) + velocity_drift(m, d, act, na, trow, nr)))
         a += _matvec(X, b)
+        for r in range(na):
+            c = act[r]
+            lam[r] = b[r]
+            if trow[r] >= 0:
+                lam[nc + r] = b[trow[r]]
+            elif frictional(m, c):
+                lam[nc + r] = -m.cf[c, CF_MU] * smode[r] * b[r]
+            else:
+                lam[nc + r] = 0.0
+            ut = sdot(m.ccols[c], d.HT[r], m.ccn[c], d.v)
+            lam[2 * nc + r] = ut
+            friction_power += lam[nc + r] * ut
     out[:n] = d.v
     out[n:2 * n] = a
     out[2 * n] = -damper_power(m, d.v, d.kin, d.row_n)
@@ -176,6 +237,7 @@ def derivative(m, d, act, na, x, out, lam):
     for i in range(ai.shape[0]):
         P += u[i] * v[ai[i, AI_COORD]]
     out[2 * n + 1] = P
+    out[2 * n + 2] = -friction_power
     return upot
 
 
@@ -188,30 +250,94 @@ def _lcp(W, b):
 
 
 @njit(cache=True)
-def closing_multipliers(m, d, cands, k):
-    """The acceleration LCP over the closed candidates cands[:k] at the evaluated state: returns
-    (λ, solver status)."""
+def closing_multipliers(m, d, cands, k, smode):
+    """The acceleration problem over the closed candidates cands[:k] at the evaluated state: normal
+    rows complementary (0 ≤ ä_N ⊥ λ_N ≥ 0), the tangent rows of sticking ones held (their
+    multipliers eliminated by a Schur complement). Returns (λ_N, λ_T per candidate, status)."""
     a = free_acceleration(m, d)
-    H, X, W = contact_matrices(m, d, cands, k)
-    b = _matvec(H, a) + normal_drift(m, d, cands, k)
-    _regularize(W)
-    return _lcp(W, b)
+    R, X, W, trow, nr = contact_system(m, d, cands, k, smode)
+    b = _matvec(R, a) + velocity_drift(m, d, cands, k, trow, nr)
+    lamT = np.zeros(k)
+    if nr == k:
+        _regularize(W)
+        lamN, st = _lcp(W, b)
+    else:
+        nt = nr - k
+        WTT = W[k:, k:].copy()
+        _regularize(WTT)
+        Y = np.empty((nt, k + 1))  # WTT⁻¹ [W_TN | b_T]
+        col = np.empty(nt)
+        for j in range(k + 1):
+            if j < k:
+                col[:] = W[k:, j]
+            else:
+                col[:] = b[k:]
+            if not lu_solve_inplace(WTT.copy(), col):
+                col[:] = np.nan
+            Y[:, j] = col
+        Wr = W[:k, :k] - _rows_times(W[:k, k:].copy(), Y[:, :k].copy())
+        br = b[:k] - _matvec(W[:k, k:].copy(), Y[:, k].copy())
+        _regularize(Wr)
+        lamN, st = _lcp(Wr, br)
+        lt = -(Y[:, k] + _matvec(Y[:, :k].copy(), lamN))
+        for r in range(k):
+            if trow[r] >= 0:
+                lamT[r] = lt[trow[r] - k]
+    for r in range(k):
+        if trow[r] < 0 and frictional(m, cands[r]):
+            lamT[r] = -m.cf[cands[r], CF_MU] * smode[r] * lamN[r]
+    return lamN, lamT, st
 
 
 @njit(cache=True)
-def impact(m, d, cands, k, e):
-    """Newton's impact law over candidates cands[:k] (restitution e[:k]) at the evaluated state:
-    d.v jumps to v⁺ = v⁻ + M⁻¹ Hᵀ P. Returns (P, U⁻, U⁺, solver status)."""
+def impact(m, d, cands, k, e, et):
+    """Newton's law over candidates cands[:k] (restitution e[:k], tangential restitution et[:k])
+    at the evaluated state; with friction, the 2-D Coulomb law on U_T⁺ + e_T U_T⁻ (FC2D, Lemke on
+    its LCP form). d.v jumps to v⁺ = v⁻ + M⁻¹ Hᵀ P. Returns (P_N, P_T, U_N⁻, U_N⁺, U_T⁻, U_T⁺,
+    status)."""
     free_acceleration(m, d)  # factors M
-    H, X, W = contact_matrices(m, d, cands, k)
+    anyfric = False
+    for r in range(k):
+        if frictional(m, cands[r]):
+            anyfric = True
+    n = d.q.shape[0]
+    ccols, ccn, HN, HT = m.ccols, m.ccn, d.HN, d.HT
+    w = 2 if anyfric else 1
+    H = np.zeros((w * k, n))
+    for r in range(k):
+        c = cands[r]
+        contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, HN[r], HT[r])
+        for kk in range(ccn[c]):
+            H[w * r, ccols[c, kk]] += HN[r, kk]
+            if anyfric:
+                H[w * r + 1, ccols[c, kk]] += HT[r, kk]
+    X = _times_inverse_mass(m, d, H)
+    W = _rows_times(H, X)
     Um = _matvec(H, d.v)
     b = Um.copy()
+    mu = np.zeros(k)
     for r in range(k):
-        if Um[r] < 0.0:
-            b[r] += e[r] * Um[r]
-    P, st = _lcp(W, b)
+        if Um[w * r] < 0.0:
+            b[w * r] += e[r] * Um[w * r]
+            if anyfric:
+                b[w * r + 1] += et[r] * Um[w * r + 1]
+        if frictional(m, cands[r]):
+            mu[r] = m.cf[cands[r], CF_MU]
+    if anyfric:
+        P, st, it = lemke_fc2d(W, b, mu, 100 * k + 100)
+        if st != SOLVED:
+            P, st, it, err = nsgs_fc2d(W, b, mu, np.zeros(2 * k), 1e-12, 10000)
+    else:
+        P, st = _lcp(W, b)
     d.v[:] += _matvec(X, P)
-    return P, Um, _matvec(H, d.v), st
+    Up = _matvec(H, d.v)
+    PN, PT, UNm, UNp = np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k)
+    UTm, UTp = np.zeros(k), np.zeros(k)
+    for r in range(k):
+        PN[r], UNm[r], UNp[r] = P[w * r], Um[w * r], Up[w * r]
+        if anyfric:
+            PT[r], UTm[r], UTp[r] = P[w * r + 1], Um[w * r + 1], Up[w * r + 1]
+    return PN, PT, UNm, UNp, UTm, UTp, st
 
 
 @njit(cache=True)
@@ -219,8 +345,8 @@ def rest(m, d, cands, k):
     """Brings the normal velocities of candidates cands[:k] to zero (W P = −U⁻, the end of an
     accumulation); d.v jumps. Returns (P, U⁻, U⁺)."""
     free_acceleration(m, d)  # factors M
-    H, X, W = contact_matrices(m, d, cands, k)
-    Um = _matvec(H, d.v)
+    R, X, W, trow, nr = contact_system(m, d, cands, k, np.ones(k))  # normal rows only
+    Um = _matvec(R, d.v)
     P = _bilateral(W, -Um)
     d.v[:] += _matvec(X, P)
-    return P, Um, _matvec(H, d.v)
+    return P, Um, _matvec(R, d.v)

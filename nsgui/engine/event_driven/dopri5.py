@@ -26,7 +26,7 @@ D6, D7 = -1453857185 / 822651844, 69997945 / 29380423
 
 
 @njit(cache=True)
-def dopri_step(m, d, act, na, lam, x0, k1, h, K, y1, rcont, rtol, atol):
+def dopri_step(m, d, act, na, smode, lam, x0, k1, h, K, y1, rcont, rtol, atol):
     """One step of length h from x0 (k1 = f(x0) given). Writes the 5th-order solution y1, the dense
     output rcont (5 vectors of N, flat) and K[6] = f(y1) (the next step's k1: first same as last); lam holds the
     multipliers of the active contacts at y1. Returns the error norm (accept when <= 1)."""
@@ -34,17 +34,17 @@ def dopri_step(m, d, act, na, lam, x0, k1, h, K, y1, rcont, rtol, atol):
     y = np.empty(N)
     k2, k3, k4, k5, k6, k7 = K[1], K[2], K[3], K[4], K[5], K[6]
     y[:] = x0 + h * A21 * k1
-    derivative(m, d, act, na, y, k2, lam)
+    derivative(m, d, act, na, smode, y, k2, lam)
     y[:] = x0 + h * (A31 * k1 + A32 * k2)
-    derivative(m, d, act, na, y, k3, lam)
+    derivative(m, d, act, na, smode, y, k3, lam)
     y[:] = x0 + h * (A41 * k1 + A42 * k2 + A43 * k3)
-    derivative(m, d, act, na, y, k4, lam)
+    derivative(m, d, act, na, smode, y, k4, lam)
     y[:] = x0 + h * (A51 * k1 + A52 * k2 + A53 * k3 + A54 * k4)
-    derivative(m, d, act, na, y, k5, lam)
+    derivative(m, d, act, na, smode, y, k5, lam)
     y[:] = x0 + h * (A61 * k1 + A62 * k2 + A63 * k3 + A64 * k4 + A65 * k5)
-    derivative(m, d, act, na, y, k6, lam)
+    derivative(m, d, act, na, smode, y, k6, lam)
     y1[:] = x0 + h * (A71 * k1 + A73 * k3 + A74 * k4 + A75 * k5 + A76 * k6)
-    derivative(m, d, act, na, y1, k7, lam)
+    derivative(m, d, act, na, smode, y1, k7, lam)
     err = 0.0
     for i in range(N):
         e = h * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i])

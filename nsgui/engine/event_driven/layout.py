@@ -9,16 +9,19 @@ exactly, and a run in chunks gives the same numbers as one call.
 """
 
 # head of ed: the current step's start and end times, the next step's proposed length, ...
-H_T0, H_TEND, H_HNEXT, H_INIT, H_PENDING, H_PCONT, H_SAME_T, H_NSAME = range(8)
-HEAD = 8
+H_T0, H_TEND, H_HNEXT, H_INIT, H_PENDING, H_PCONT, H_SAME_T, H_NSAME, H_PSIGN = range(9)
+HEAD = 10
+# (H_PSIGN: the sliding direction a pending slip starts with)
 # per contact, CSTRIDE floats from HEAD: closed (in the active set), last impact time, last interval
-# between impacts, last ratio of intervals, how many consecutive ratios agreed, percussion since the
-# last row, an impact since the last row
-K_ACTIVE, K_TLAST, K_DLAST, K_RLAST, K_STREAK, K_PN, K_IMPACT = range(7)
-CSTRIDE = 8
+# between impacts, last ratio of intervals, how many consecutive ratios agreed, normal percussion since
+# the last row, an impact since the last row, how a closed frictional contact moves (0 sticking, ±1
+# sliding direction), tangential percussion since the last row
+K_ACTIVE, K_TLAST, K_DLAST, K_RLAST, K_STREAK, K_PN, K_IMPACT, K_MODE, K_PT = range(9)
+CSTRIDE = 10
 # pending work at the start of the next step (H_PENDING): none, a gap root, a take-off root, a check
-# of every contact (first call, restored state)
-P_NONE, P_GAP, P_TAKEOFF, P_CHECK = range(4)
+# of every contact (first call, restored state), a slip or stick root
+# a closed contact starting to slip, a sliding one whose tangential velocity reaches zero
+P_NONE, P_GAP, P_TAKEOFF, P_CHECK, P_SLIP, P_STICK = range(6)
 
 # an event log row: time, kind, contact, normal velocity before and after, normal percussion,
 # energy lost, estimated accumulation time (accumulations only)
@@ -36,8 +39,8 @@ STALLED, EVENTS_FULL = 100, 101
 
 
 def state_width(nq):
-    """Length of the integrator's state vector: q, v, damping loss, actuator work."""
-    return 2 * nq + 2
+    """Length of the integrator's state vector: q, v, damping loss, actuator work, friction loss."""
+    return 2 * nq + 3
 
 
 def size(nq, nc):

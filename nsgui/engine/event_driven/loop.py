@@ -9,6 +9,9 @@ is handled at the start of the next step (rows before it are written first):
   gap root    Newton's law over the touching contacts (impact LCP), accumulation check, then the
               acceleration LCP decides which touching contacts stay closed
   take-off    the contact leaves the active set; the acceleration LCP over the others
+  slip        a sticking contact's |λ_T| reaches μ λ_N: it slides, against its force
+  stick       a sliding contact's tangential velocity reaches zero: it sticks if the cone holds its
+              force, else slides on (either way)
 An accumulation (impact intervals shrinking geometrically, three ratios agreeing to 1 %, and what
 is left of the series shorter than ZENO_WINDOW) is bridged: t* = t_k + δ_k r/(1 − r) is logged and
 the impact is plastic, so the contact goes on closed (persistent contact).
@@ -17,18 +20,19 @@ the impact is plastic, so the contact goes on closed (persistent contact).
 import numpy as np
 from numba import njit
 
-from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_IMPACT, CF_E, FS_H, FS_IMPACT, FS_STICK, IMPACT,
+from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_FRICTION, ACC_IMPACT, CF_E, CF_ET, CF_MU, FS_H, FS_IMPACT, FS_STICK, IMPACT,
                      IS_CONST_M, OK, OPEN, SLIP, ST_IMPACTS, ST_STEPS, STICK)
-from ..contact_rows import contact_rows, sdot
 from ..control.kernel import apply_controllers
 from ..evaluation import evaluate
 from ..stepper import keep_snapshot, record_step, update_switches
-from .contact_dynamics import closing_multipliers, derivative, impact, rest, set_point
+from .contact_dynamics import (closing_multipliers, derivative, frictional, impact, rest, set_point,
+                               tangential_speed)
 from .dopri5 import dense, dopri_step, next_step_size
 from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN, EV_PN,
                      EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_TEND, H_HNEXT, H_INIT,
-                     H_NSAME, H_PCONT, H_PENDING, H_SAME_T, H_T0, HEAD, K_ACTIVE, K_DLAST, K_IMPACT, K_PN,
-                     K_RLAST, K_STREAK, K_TLAST, P_CHECK, P_GAP, P_NONE, P_TAKEOFF, STALLED)
+                     H_NSAME, H_PCONT, H_PENDING, H_PSIGN, H_SAME_T, H_T0, HEAD, K_ACTIVE, K_DLAST, K_IMPACT,
+                     K_MODE, K_PN, K_PT, K_RLAST, K_STREAK, K_TLAST, P_CHECK, P_GAP, P_NONE, P_SLIP, P_STICK,
+                     P_TAKEOFF, STALLED)
 
 RTOL, ATOL = 1e-10, 1e-12     # DOPRI5 tolerances (relative, absolute)
 HMAX = 0.05                   # s: longest step (a gap can dip below zero and back inside one step)
@@ -47,7 +51,7 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
     (the caller empties ev and calls again: the state in ed goes on from where it stopped). step0:
     the index of the first row in the caller's run (for the snapshots' step numbers)."""
     n, nc = d.q.shape[0], d.gap.shape[0]
-    N = 2 * n + 2
+    N = 2 * n + 3
     if m.isets[IS_CONST_M] != 0:
         d.M[:, :] = m.M_const
     h_row = m.fs[FS_H]
@@ -58,14 +62,16 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
     if ed[H_INIT] == 0.0:
         _start(m, d, ed, x_next)
     act = np.zeros(nc, np.int64)
-    lam = np.zeros(nc)
+    smode = np.zeros(nc)
+    lam = np.zeros(3 * nc)
     xs = np.empty(N)
     # the steps' scratch: stages, solution, dense output, gaps, normal velocities and forces at the
     # start and end of a step, and whether the next step's first stage is the last one's (FSAL)
     K = np.zeros((7, N))
     y1 = np.empty(N)
     rc = np.empty(5 * N)
-    ends = np.zeros((6, nc))
+    ends = np.zeros((4, nc))
+    lams = np.zeros((2, 3 * nc))
     fsal = np.zeros(1, np.bool_)
     row_q, row_v, row_energy = d.q.copy(), d.v.copy(), d.energy.copy()
     nev = 0
@@ -77,7 +83,8 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
         row_q[:] = d.q
         row_v[:] = d.v
         row_energy[:] = d.energy
-        code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsal)
+        code, cand, nev = _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, ends,
+                                   lams, fsal)
         if code != OK:
             # d back at the last row's state (the steps used it as scratch): the caller goes on from
             # there (EVENTS_FULL: this integrator again; STALLED: time stepping for a while)
@@ -90,9 +97,9 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
         h = ed[H_TEND] - ed[H_T0]
         theta = 1.0 if h <= 0.0 else (T - ed[H_T0]) / h
         dense(rcont, theta, xs)
-        na = _active_list(ed, nc, act)
+        na = _active_list(ed, nc, act, smode)
         if na > 0:
-            upot = derivative(m, d, act, na, xs, K[1], lam)  # K[1]: free scratch between steps
+            upot = derivative(m, d, act, na, smode, xs, K[1], lam)  # K[1]: free scratch between steps
         else:
             upot = set_point(m, d, xs)
         d.t[0] = T
@@ -115,6 +122,7 @@ def _start(m, d, ed, x_next):
     x_next[n:2 * n] = d.v
     x_next[2 * n] = d.energy[ACC_DAMPING]
     x_next[2 * n + 1] = d.energy[ACC_ACTUATORS]
+    x_next[2 * n + 2] = d.energy[ACC_FRICTION]
     ed[H_T0] = d.t[0]
     ed[H_TEND] = d.t[0]
     ed[H_HNEXT] = min(m.fs[FS_H], HMAX)
@@ -148,21 +156,24 @@ def _switch_contacts(m, d, ed, fsal):
 
 
 @njit(cache=True)
-def _active_list(ed, nc, act):
+def _active_list(ed, nc, act, smode):
+    """The closed contacts into act, how each moves into smode; returns how many."""
     na = 0
     for c in range(nc):
         if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
             act[na] = c
+            smode[na] = ed[HEAD + CSTRIDE * c + K_MODE]
             na += 1
     return na
 
 
 @njit(cache=True)
-def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsal):
+def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, ends, lams, fsal):
     """Steps until the current step covers time T (scratch from run_rows). Returns (code,
     candidate, events logged). With actuators, steps end at row times: the inputs change there."""
     nc = d.gap.shape[0]
-    g0, u0, lam0, g1, u1, lam_end = ends[0], ends[1], ends[2], ends[3], ends[4], ends[5]
+    g0, u0, g1, u1 = ends[0], ends[1], ends[2], ends[3]
+    lam0, lam_end = lams[0], lams[1]  # forces and tangential velocities of the closed contacts
     held_inputs = m.ai.shape[0] > 0
     while ed[H_TEND] < T:
         t0 = ed[H_TEND]
@@ -178,15 +189,15 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsa
             else:
                 ed[H_SAME_T] = t0
                 ed[H_NSAME] = 0
-        na = _active_list(ed, nc, act)
+        na = _active_list(ed, nc, act, smode)
         if fsal[0] and not held_inputs:
             K[0, :] = K[6]
             g0[:] = g1
             u0[:] = u1
-            lam0[:na] = lam_end[:na]
+            lam0[:] = lam_end
         else:
-            derivative(m, d, act, na, x_next, K[0], lam)
-            lam0[:na] = lam[:na]
+            derivative(m, d, act, na, smode, x_next, K[0], lam)
+            lam0[:] = lam
             g0[:] = d.gap
             u0[:] = d.un
         h = min(ed[H_HNEXT], HMAX)
@@ -194,7 +205,7 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsa
         if capped:
             h = T - t0
         while True:
-            err = dopri_step(m, d, act, na, lam, x_next, K[0], h, K, y1, rc, RTOL, ATOL)
+            err = dopri_step(m, d, act, na, smode, lam, x_next, K[0], h, K, y1, rc, RTOL, ATOL)
             if err <= 1.0:
                 break
             h = next_step_size(h, err) if np.isfinite(err) else 0.25 * h
@@ -203,33 +214,42 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsa
                 return STALLED, -1, nev
         # d holds the evaluation at y1 (the last stage): gaps and multipliers at the step's end (kept:
         # locating a root evaluates d elsewhere)
-        lam_end[:na] = lam[:na]
+        lam_end[:] = lam
         g1[:] = d.gap
         u1[:] = d.un
         theta, kind, who = 2.0, P_NONE, -1
         for c in range(nc):
             if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0 or not _enabled(m, d, c):
                 continue
-            th = _gap_root(m, d, act, na, rc, c, g0[c], g1[c], u0[c], u1[c], h)
+            th = _gap_root(m, d, act, na, smode, rc, c, g0[c], g1[c], u0[c], u1[c], h)
             if th < theta:
                 theta, kind, who = th, P_GAP, c
+        psign = 0.0
         for r in range(na):
-            if lam_end[r] < 0.0:
-                # a force that starts non-positive (a take-off at once) gives the root 0
-                th = 0.0 if lam0[r] <= 0.0 else _root(m, d, act, na, rc, P_TAKEOFF, r, 0.0, lam0[r], 1.0,
-                                                      lam_end[r], h)
-                if th < theta:
-                    theta, kind, who = th, P_TAKEOFF, act[r]
+            for what in (P_TAKEOFF, P_SLIP, P_STICK):
+                if what != P_TAKEOFF and not frictional(m, act[r]):
+                    continue
+                if what == P_SLIP and smode[r] != 0.0 or what == P_STICK and smode[r] == 0.0:
+                    continue
+                f0 = _closed_value(m, act, smode, lam0, what, r)
+                f1 = _closed_value(m, act, smode, lam_end, what, r)
+                if f1 < 0.0:
+                    # a function that starts non-positive (a take-off at once) gives the root 0
+                    th = 0.0 if f0 <= 0.0 else _root(m, d, act, na, smode, rc, what, r, 0.0, f0, 1.0, f1, h)
+                    if th < theta:
+                        theta, kind, who = th, what, act[r]
+                        psign = -1.0 if lam_end[nc + r] > 0.0 else 1.0  # slides against its force
         h_next = next_step_size(h, err)
         t1 = T if capped else t0 + h
         if kind != P_NONE:
             h_ev = theta * h
             if h_ev < h:
-                dopri_step(m, d, act, na, lam, x_next, K[0], h_ev, K, y1, rc, RTOL, ATOL)
+                dopri_step(m, d, act, na, smode, lam, x_next, K[0], h_ev, K, y1, rc, RTOL, ATOL)
                 h_next = ed[H_HNEXT]
                 t1 = t0 + h_ev
             ed[H_PENDING] = kind
             ed[H_PCONT] = who
+            ed[H_PSIGN] = psign
         elif capped:
             h_next = max(h_next, ed[H_HNEXT])  # a step cut short by a row says nothing of the next
         fsal[0] = kind == P_NONE
@@ -242,22 +262,34 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, lam, K, y1, rc, ends, fsa
 
 
 @njit(cache=True)
-def _event_value(m, d, act, na, rc, kind, idx, theta):
-    """A gap (kind P_GAP, candidate idx) or a multiplier (P_TAKEOFF, row idx of the active set) on
-    the dense output at theta."""
+def _closed_value(m, act, smode, lam, kind, r):
+    """The event function of closed contact r from derivative's lam: its normal force (take-off),
+    μ λ_N − |λ_T| (slip), s u_T (a sliding one stops)."""
+    nc = lam.shape[0] // 3
+    if kind == P_TAKEOFF:
+        return lam[r]
+    if kind == P_SLIP:
+        return m.cf[act[r], CF_MU] * lam[r] - abs(lam[nc + r])
+    return smode[r] * lam[2 * nc + r]
+
+
+@njit(cache=True)
+def _event_value(m, d, act, na, smode, rc, kind, idx, theta):
+    """A gap (kind P_GAP, candidate idx) or a closed contact's event function (row idx of the
+    active set) on the dense output at theta."""
     N = rc.shape[0] // 5
     xs = np.empty(N)
     dense(rc, theta, xs)
     if kind == P_GAP:
         set_point(m, d, xs)
         return d.gap[idx]
-    lam = np.zeros(act.shape[0])
-    derivative(m, d, act, na, xs, np.empty(N), lam)
-    return lam[idx]
+    lam = np.zeros(3 * act.shape[0])
+    derivative(m, d, act, na, smode, xs, np.empty(N), lam)
+    return _closed_value(m, act, smode, lam, kind, idx)
 
 
 @njit(cache=True)
-def _root(m, d, act, na, rc, kind, idx, a, fa, b, fb, h):
+def _root(m, d, act, na, smode, rc, kind, idx, a, fa, b, fb, h):
     """Illinois on [a, b] (fractions of the step h) with fa > 0 >= fb: returns the end of the final
     bracket on the non-positive side (the contact touches, or its force has vanished)."""
     side = 0
@@ -267,7 +299,7 @@ def _root(m, d, act, na, rc, kind, idx, a, fa, b, fb, h):
         c = b - fb * (b - a) / (fb - fa)
         if not (a < c < b):
             c = 0.5 * (a + b)
-        fc = _event_value(m, d, act, na, rc, kind, idx, c)
+        fc = _event_value(m, d, act, na, smode, rc, kind, idx, c)
         if fc > 0.0:
             a, fa = c, fc
             if side == 1:
@@ -282,37 +314,28 @@ def _root(m, d, act, na, rc, kind, idx, a, fa, b, fb, h):
 
 
 @njit(cache=True)
-def _gap_root(m, d, act, na, rc, c, g0, g1, u0, u1, h):
+def _gap_root(m, d, act, na, smode, rc, c, g0, g1, u0, u1, h):
     """The fraction of the step where open contact c first touches (2.0: it does not)."""
     if g1 < 0.0:
         if g0 > 0.0:
-            return _root(m, d, act, na, rc, P_GAP, c, 0.0, g0, 1.0, g1, h)
+            return _root(m, d, act, na, smode, rc, P_GAP, c, 0.0, g0, 1.0, g1, h)
         # it starts touching (it has just left, or grazes): the flight above the contact ends at
         # the last crossing; halve until a point above it is found
         b, fb = 1.0, g1
         for _ in range(60):
             a = 0.5 * b
-            fa = _event_value(m, d, act, na, rc, P_GAP, c, a)
+            fa = _event_value(m, d, act, na, smode, rc, P_GAP, c, a)
             if fa > 0.0:
-                return _root(m, d, act, na, rc, P_GAP, c, a, fa, b, fb, h)
+                return _root(m, d, act, na, smode, rc, P_GAP, c, a, fa, b, fb, h)
             b, fb = a, fa
         return 0.0
     if u0 < 0.0 < u1 and g0 > 0.0:
         # approaching then leaving within the step: the gap may dip below zero and come back
         a = u0 / (u0 - u1)
-        fm = _event_value(m, d, act, na, rc, P_GAP, c, a)
+        fm = _event_value(m, d, act, na, smode, rc, P_GAP, c, a)
         if fm < 0.0:
-            return _root(m, d, act, na, rc, P_GAP, c, 0.0, g0, a, fm, h)
+            return _root(m, d, act, na, smode, rc, P_GAP, c, 0.0, g0, a, fm, h)
     return 2.0
-
-
-@njit(cache=True)
-def _tangential_speed(m, d, c):
-    nn = m.ccn[c]
-    rn = np.zeros(max(nn, 1))
-    rt = np.zeros(max(nn, 1))
-    contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, rn, rt)
-    return sdot(m.ccols[c], rt, nn, d.v)
 
 
 @njit(cache=True)
@@ -358,18 +381,35 @@ def _accumulating(ed, c, t):
 
 
 @njit(cache=True)
+def _book_impact(m, d, ed, x_next, cands, k, PN, PT, UNm, UNp, UTm, UTp):
+    """Energy and row percussions of an impact: each percussion's work, −P (U⁺ + U⁻)/2, normal to
+    ACC_IMPACT, tangential to the friction loss carried in the state (x_next)."""
+    n = d.q.shape[0]
+    for r in range(k):
+        kc = HEAD + CSTRIDE * cands[r]
+        ed[kc + K_PN] += PN[r]
+        ed[kc + K_PT] += PT[r]
+        d.energy[ACC_IMPACT] -= PN[r] * (UNp[r] + UNm[r]) * 0.5
+        x_next[2 * n + 2] -= PT[r] * (UTp[r] + UTm[r]) * 0.5
+    x_next[n:2 * n] = d.v
+    set_point(m, d, x_next)
+
+
+@njit(cache=True)
 def _handle_event(m, d, ed, ev, nev, x_next, t):
     """The event pending at time t, at the state x_next: impacts (Newton's law over the touching
-    contacts), then which touching contacts stay closed (acceleration LCP). Updates x_next and the
-    active set, logs the events; returns the number of events logged."""
-    n, nc = d.q.shape[0], d.gap.shape[0]
-    kind, who = int(ed[H_PENDING]), int(ed[H_PCONT])
+    contacts, with Coulomb friction), then which touching contacts stay closed and how they move
+    (the acceleration problem). Updates x_next and the active set, logs the events; returns the
+    number of events logged."""
+    nc = d.gap.shape[0]
+    kind, who, psign = int(ed[H_PENDING]), int(ed[H_PCONT]), ed[H_PSIGN]
     ed[H_PENDING] = P_NONE
     cf = m.cf
     na_act = m.ai.shape[0]
     set_point(m, d, x_next)
     cands = np.zeros(nc, np.int64)
     e = np.zeros(nc)
+    et = np.zeros(nc)
     tstar = np.full(nc, -np.inf)
     k = 0
     approaching = False
@@ -385,36 +425,32 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
                 approaching = True
                 tstar[k] = _accumulating(ed, c, t)
                 e[k] = cf[c, CF_E]
+                et[k] = cf[c, CF_ET]
                 if np.isfinite(tstar[k]):
                     e[k] = 0.0
                     bridge_v = max(bridge_v, -d.un[c])
             k += 1
     if approaching:
-        K0 = 0.5 * d.v @ (d.M @ d.v)
-        P, Um, Up, st = impact(m, d, cands, k, e)
-        K1 = 0.5 * d.v @ (d.M @ d.v)
-        d.energy[ACC_IMPACT] += K0 - K1
+        PN, PT, UNm, UNp, UTm, UTp, st = impact(m, d, cands, k, e, et)
         for r in range(k):
             c = cands[r]
             kc = HEAD + CSTRIDE * c
-            ed[kc + K_PN] += P[r]
-            if Um[r] < -VEL_TOL and ed[kc + K_ACTIVE] == 0.0:
-                lost = -P[r] * (Up[r] + Um[r]) * 0.5
-                nev = _log(ev, nev, t, EV_IMPACT, c, Um[r], Up[r], P[r], lost, np.nan)
-                if Um[r] < -m.fs[FS_IMPACT]:
+            if UNm[r] < -VEL_TOL and ed[kc + K_ACTIVE] == 0.0:
+                lost = -(PN[r] * (UNp[r] + UNm[r]) + PT[r] * (UTp[r] + UTm[r])) * 0.5
+                nev = _log(ev, nev, t, EV_IMPACT, c, UNm[r], UNp[r], PN[r], lost, np.nan)
+                if UNm[r] < -m.fs[FS_IMPACT]:
                     ed[kc + K_IMPACT] = 1.0
                     d.stats[ST_IMPACTS] += 1
                     d.ctrl[na_act + c] += 1.0
                 if np.isfinite(tstar[r]):
-                    nev = _log(ev, nev, t, EV_ACCUMULATION, c, Um[r], Up[r], P[r], lost, tstar[r])
-        x_next[n:2 * n] = d.v
-        set_point(m, d, x_next)
+                    nev = _log(ev, nev, t, EV_ACCUMULATION, c, UNm[r], UNp[r], PN[r], lost, tstar[r])
+        _book_impact(m, d, ed, x_next, cands, k, PN, PT, UNm, UNp, UTm, UTp)
     # closed contacts: touching (or closed before) with a normal velocity ~0 — a closed contact that
     # an impact elsewhere sets separating leaves, as does the take-off contact: remove what is left
-    # of their approach (a plastic impact, nothing when they are at rest), then the acceleration LCP.
-    # Bridging an accumulation closes every contact taking part in it (a rocking block's two
-    # corners): those within BRIDGE_GAP whose normal speed is at most twice the last approach, all
-    # brought to rest (the limit of the accumulation)
+    # of their approach (a plastic impact, nothing when they are at rest), then the acceleration
+    # problem. Bridging an accumulation closes every contact taking part in it (a rocking block's
+    # two corners): those within BRIDGE_GAP whose normal speed is at most twice the last approach,
+    # all brought to rest (the limit of the accumulation)
     bridge = bridge_v >= 0.0
     gtol = BRIDGE_GAP if bridge else GAP_TOL
     vtol = 2.0 * bridge_v + VEL_TOL if bridge else VEL_TOL
@@ -427,59 +463,94 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
         if (active or touching) and abs(d.un[c]) <= vtol:
             cands[k] = c
             k += 1
-    lam = np.zeros(k)
+    lamN = np.zeros(k)
+    smode = np.zeros(k)
     if k > 0:
         e[:k] = 0.0
-        K0 = 0.5 * d.v @ (d.M @ d.v)
+        et[:k] = 0.0
         if bridge:
             P, Um, Up = rest(m, d, cands, k)
+            for r in range(k):
+                ed[HEAD + CSTRIDE * cands[r] + K_PN] += P[r]
+            d.energy[ACC_IMPACT] -= np.sum(P * (Up + Um)) * 0.5
+            x_next[d.q.shape[0]:2 * d.q.shape[0]] = d.v
+            set_point(m, d, x_next)
         else:
-            P, Um, Up, st = impact(m, d, cands, k, e)
-        d.energy[ACC_IMPACT] += K0 - 0.5 * d.v @ (d.M @ d.v)
+            PN, PT, UNm, UNp, UTm, UTp, st = impact(m, d, cands, k, e, et)
+            _book_impact(m, d, ed, x_next, cands, k, PN, PT, UNm, UNp, UTm, UTp)
+        # how each moves: sliding where its tangential velocity is not ~0 (or where a slip starts),
+        # else sticking if the friction cone holds the force that needs, else sliding against it
         for r in range(k):
-            ed[HEAD + CSTRIDE * cands[r] + K_PN] += P[r]
-        x_next[n:2 * n] = d.v
-        set_point(m, d, x_next)
-        lam, st = closing_multipliers(m, d, cands, k)
+            c = cands[r]
+            ut = tangential_speed(m, d, c, r)
+            if kind == P_SLIP and c == who:
+                smode[r] = psign
+            elif frictional(m, c) and abs(ut) > m.fs[FS_STICK]:
+                smode[r] = 1.0 if ut > 0.0 else -1.0
+        for _ in range(k + 1):
+            lamN, lamT, st = closing_multipliers(m, d, cands, k, smode)
+            changed = False
+            for r in range(k):
+                c = cands[r]
+                if smode[r] == 0.0 and frictional(m, c) and lamN[r] > 0.0 \
+                        and abs(lamT[r]) > cf[c, CF_MU] * lamN[r] * (1.0 + 1e-9) + 1e-12:
+                    smode[r] = -1.0 if lamT[r] > 0.0 else 1.0
+                    changed = True
+            if not changed:
+                break
     closed = np.zeros(nc, np.bool_)
+    mode = np.zeros(nc)
     for r in range(k):
-        if lam[r] > 0.0:
+        if lamN[r] > 0.0:
             closed[cands[r]] = True
+            mode[cands[r]] = smode[r]
     for c in range(nc):
         kc = HEAD + CSTRIDE * c
         was = ed[kc + K_ACTIVE] != 0.0
-        if closed[c] and not was:
-            slip = abs(_tangential_speed(m, d, c)) > m.fs[FS_STICK]
+        if closed[c] and (not was or (frictional(m, c) and (mode[c] == 0.0) != (ed[kc + K_MODE] == 0.0))):
+            if frictional(m, c):
+                slip = mode[c] != 0.0
+            else:
+                slip = abs(tangential_speed(m, d, c, 0)) > m.fs[FS_STICK]
             nev = _log(ev, nev, t, EV_SLIP if slip else EV_STICK, c, d.un[c], d.un[c], 0.0, 0.0, np.nan)
         elif was and not closed[c]:
             nev = _log(ev, nev, t, EV_OPEN, c, d.un[c], d.un[c], 0.0, 0.0, np.nan)
         ed[kc + K_ACTIVE] = 1.0 if closed[c] else 0.0
+        ed[kc + K_MODE] = mode[c]
     return nev
 
 
 @njit(cache=True)
 def _fill_row_state(m, d, ed, act, na, lam, xs, h_row):
     """What a row records beyond q and v (evaluated at the row state): the energies integrated with
-    the motion, each contact's percussion since the last row (impacts plus force × dt) and status."""
+    the motion, each contact's percussions since the last row (impacts plus force × dt) and status."""
     n, nc = d.q.shape[0], d.gap.shape[0]
     d.energy[ACC_DAMPING] = xs[2 * n]
     d.energy[ACC_ACTUATORS] = xs[2 * n + 1]
+    d.energy[ACC_FRICTION] = xs[2 * n + 2]
     nu = d.u.shape[0]
     d.ctrl[:nu] = d.u
     force = np.zeros(nc)
+    tforce = np.zeros(nc)
     for r in range(na):
-        force[act[r]] = max(lam[r], 0.0)
+        if lam[r] > 0.0:
+            force[act[r]] = lam[r]
+            tforce[act[r]] = lam[nc + r]
     for c in range(nc):
         kc = HEAD + CSTRIDE * c
         d.lamN[c] = ed[kc + K_PN] + force[c] * h_row
-        d.lamT[c] = 0.0
+        d.lamT[c] = ed[kc + K_PT] + tforce[c] * h_row
         if ed[kc + K_IMPACT] != 0.0:
             d.status[c] = IMPACT
         elif ed[kc + K_ACTIVE] != 0.0:
-            d.status[c] = SLIP if abs(_tangential_speed(m, d, c)) > m.fs[FS_STICK] else STICK
+            if frictional(m, c):
+                d.status[c] = STICK if ed[kc + K_MODE] == 0.0 else SLIP
+            else:
+                d.status[c] = SLIP if abs(tangential_speed(m, d, c, 0)) > m.fs[FS_STICK] else STICK
         else:
             d.status[c] = OPEN
         ed[kc + K_PN] = 0.0
+        ed[kc + K_PT] = 0.0
         ed[kc + K_IMPACT] = 0.0
 
 
