@@ -288,3 +288,12 @@ def test_oblique_impact_with_friction_follows_the_one_step_law():
     impact = [ev for ev in ed.events if ev.kind == "impact"]
     assert len(impact) == 1 and impact[0].t == pytest.approx(0.01, abs=1e-12)
     assert ed["energy.friction"][-1] > 0 and ed.summary["energy_residual"] < 1e-12
+
+
+def test_frictional_run_in_chunks_is_the_run_in_one_call():
+    from tests.helpers import example
+    model = compile_scene(example("sliding_box").with_values({"settings.integrator": "event_driven"}))
+    whole = Simulator(model).run(1200)
+    b = Simulator(model)
+    chunks = np.vstack([b.run(k) for k in (3, 677, 1, 519)])
+    assert np.array_equal(chunks, whole)
