@@ -187,6 +187,40 @@ def condense_contacts(m, d, X):
 
 
 @njit(cache=True)
+def keep_loop_velocities(m, d, v0):
+    """The part of the velocity change since v0 (the contacts' projection's, which knows nothing of the
+    loops) that breaks H_b v = 0 is taken out, M-orthogonally (v ← v − M⁻¹H_bᵀ W_bb⁻¹ H_b (v − v0)), and
+    the kinetic energy this changes booked in energy.projection. The step's own v is kept as it is:
+    its H_b v_θ = 0 at the midpoint Jacobian is what keeps the loops' percussions from working, and a
+    violation put in from outside would otherwise alternate in sign at θ = ½ from step to step."""
+    nl = m.li.shape[0]
+    n = d.v.shape[0]
+    if nl == 0:
+        return
+    dv = d.v - v0
+    if np.max(np.abs(dv)) == 0.0:
+        return
+    rcols, rvals, rnnz = d.lrows_c, d.lrows_v, d.lrows_n
+    loop_rows(m, d.kin, rcols, rvals, rnnz)
+    if m.isets[IS_CONST_M] != 0:
+        X, W = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
+    else:
+        H = densify(rcols, rvals, rnnz, n)
+        X = np.ascontiguousarray(np.linalg.solve(d.M, np.ascontiguousarray(H.T)))
+        W = H @ X
+    k = rnnz.shape[0]
+    hdv = np.zeros(k)
+    for r in range(k):
+        hdv[r] = sdot(rcols[r], rvals[r], rnnz[r], dv)
+    corr = X @ (_regularized_inverse(W) @ hdv)
+    v = d.v
+    k_before = 0.5 * v @ (d.M @ v)
+    for i in range(n):
+        v[i] -= corr[i]
+    d.energy[ACC_PROJECTION] += 0.5 * v @ (d.M @ v) - k_before
+
+
+@njit(cache=True)
 def project_loops(m, d, upot):
     """Newton projection of d.q onto g(q) = 0 along M⁻¹H_bᵀ (the M-nearest closed configuration),
     the model evaluated again at each iterate and the potential energy it changes booked in

@@ -40,7 +40,8 @@ from .contact_rows import sparse_rows_times, contact_rows, delassus_lu, delassus
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
-from .loops import condense_contacts, constrain_free_velocity, loop_normal, loop_residuals, project_loops
+from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
+                    project_loops)
 from .evaluation import evaluate, force_jacobians
 from .projection import anchor_contacts, project_positions
 from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
@@ -93,9 +94,11 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
         if m.isets[IS_PROJECTION] != 0:
             # with loops, each projection moves the other's constraints a little: alternate (the loops
             # last, closed to 1e-12; each pass shrinks what the contacts' projection has left)
+            v0 = d.v.copy() if m.li.shape[0] > 0 else d.v  # the loops keep their velocities (loops.py)
             for _ in range(3 if m.li.shape[0] > 0 else 1):
                 upot = project_positions(m, d, upot)
                 upot = project_loops(m, d, upot)
+            keep_loop_velocities(m, d, v0)
         code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
             return code, step, col

@@ -238,6 +238,21 @@ def test_slider_hits_its_stop_with_newtons_law_and_the_guide_closed():
     assert r["energy.impact"][-1] > 0
 
 
+def test_the_slider_comes_to_rest_on_its_stop_without_chatter():
+    """Pressed on its stop by the crank's weight, the slider rests: its contact points keep their
+    status (before, the contacts' projection's velocity change broke the guide's H_b v = 0, the step
+    carried that on with alternating sign, and two corners switched between open and slip at every
+    step)."""
+    s = load_scene(SCENES / "slider_crank.json")
+    s.settings.duration = 2.5
+    r = simulate(s)
+    late = r["t"] > 1.5
+    for name in r.signals:
+        if name.startswith("contact.slider_stop[") and name.endswith(".status"):
+            assert np.all(np.diff(r[name][late]) == 0), name
+    assert np.max(np.abs(r["loop.guide.fx"][late])) < 1e-9  # a frictionless guide along x
+
+
 @pytest.mark.parametrize("edit, path, words", [
     (lambda d: d["loops"][0]["a"].update(body="nobody"), "loops[0].a.body", "no body named"),
     (lambda d: d["loops"][0]["b"].update(body="coupler"), "loops[0]", "to itself"),
