@@ -15,14 +15,8 @@ from .simulate import Result, simulate  # noqa: E402
 _LAZY = {"Model": "compile", "compile_scene": "compile", "Event": "simulator", "SimState": "simulator",
          "SimulationError": "simulator", "Simulator": "simulator"}
 
-
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-    value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
+from .._lazy import lazy_getattr  # noqa: E402
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = ["Model", "compile_scene", "Event", "SimState", "SimulationError", "Simulator", "Result", "simulate"]

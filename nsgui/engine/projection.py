@@ -158,25 +158,16 @@ def project_positions(m, d, upot):
                 continue
             nn = ccn[c]
             contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
-            pnnz[r] = nn
-            pcols[r, :nn] = ccols[c, :nn]
-            pvals[r, :nn] = HN[0, :nn]
-            qp[r] = gap[c]
+            _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HN[0], nn, gap[c])
             r += 1
             if kind[c] == 2:
-                pnnz[r] = nn
-                pcols[r, :nn] = ccols[c, :nn]
-                pvals[r, :nn] = HT[0, :nn]
-                qp[r] = _tangential_drift(m, d, c)
+                _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HT[0], nn, _tangential_drift(m, d, c))
                 r += 1
         for j in range(mp):
             c = act[j]
             nn = ccn[c]
             contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
-            pnnz[r] = nn
-            pcols[r, :nn] = ccols[c, :nn]
-            pvals[r, :nn] = HN[0, :nn]
-            qp[r] = gap[c]
+            _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HN[0], nn, gap[c])
             r += 1
         if const_M:
             Xp, Wp = delassus_sparse(pcols, pvals, pnnz, m.Minv_const)
@@ -230,3 +221,12 @@ def _give_back(d, w, du):
     else:
         s = -2.0 * du / (b + np.sign(b) * np.sqrt(disc))
     d.v += s * w
+
+
+@njit(cache=True)
+def _put_row(pcols, pvals, pnnz, qp, r, cols, vals, nn, value):
+    """Row r of the projection problem: a contact's sparse Jacobian row and its right-hand side."""
+    pnnz[r] = nn
+    pcols[r, :nn] = cols[:nn]
+    pvals[r, :nn] = vals[:nn]
+    qp[r] = value

@@ -109,6 +109,9 @@ declare("pd", [
     signals=(Signal("target", "coord", "q_d"), Signal("error", "coord", "q_d − q")))
 
 # ---------------------------------------------------------------- blocks
+# the desired position and the error of each actuator's coordinate: every tracking law records them
+_TRACKING = (Signal("target", "coord", "q_d", per_actuator=True),
+             Signal("error", "coord", "q_d − q", per_actuator=True))
 _TARGETS = Field("targets", "list", default=[], of="Trajectory",
                  help="one desired trajectory per actuator, in order (missing ones: hold the initial value)")
 
@@ -120,8 +123,7 @@ declare("computed_torque", [
     help="joint-space computed torque u = M(q)(q̈_d + kd ė + kp e) + c(q, q̇) − g(q) on the actuated "
          "coordinates (e = q_d − q); exact only when every coordinate is actuated; fragile at impacts "
          "(docs/controllers.md)",
-    signals=(Signal("target", "coord", "q_d", per_actuator=True),
-             Signal("error", "coord", "q_d − q", per_actuator=True)))
+    signals=_TRACKING)
 
 # ---------------------------------------------------------------- passivity-based tracking (control digest §6-7)
 _GAMMA1 = _num("gamma1", 25.0, gt=0, unit="1/s", help="γ₁: damping of the tracking error (multiplies s)")
@@ -138,8 +140,7 @@ _TASK_TRACES = (Overlay("trace", "desired path", x="x_d", y="y_d", color="#d6272
 declare("slotine_li", [_GAMMA1, _GAMMA2, _TARGETS, _GRAVITY], block=True,
         help="Slotine–Li passivity-based tracking in joint space: u = M q̈_r + C q̇_r [+ g] − γ₁ s with "
              "q̇_r = q̇_d − γ₂ (q − q_d), s = q̇ − q̇_r (Christoffel C); exact when every coordinate is actuated",
-        signals=(Signal("target", "coord", "q_d", per_actuator=True),
-                 Signal("error", "coord", "q_d − q", per_actuator=True), _V))
+        signals=(*_TRACKING, _V))
 declare("slotine_li_task", [_GAMMA1, _GAMMA2, _BODY, _POINT,
                             Field("targets", "list", default=[], of="Trajectory",
                                   help="x_d(t) and y_d(t) of the end effector (missing: hold its initial position)"),
@@ -192,8 +193,7 @@ declare("manipulator", [
 ], block=True,
     help="thesis manipulator law (1.1): f_c = −W (q − q_d) − T q̇ − r_d − f_u, r_d = H_N(q_d)ᵀ λ_d "
          "(corrected sign: pushes into the surface; q_d on the surface for the force to be reached)",
-    signals=(Signal("target", "coord", "q_d", per_actuator=True),
-             Signal("error", "coord", "q_d − q", per_actuator=True),
+    signals=(*_TRACKING,
              Signal("potential", "J", "shaped potential P = ½ (q − q_d)ᵀ W (q − q_d) + r_dᵀ (q − q_d)"),
              Signal("desired_force", "N", "λ_d"),
              Signal("desired_gap", "m", "the contact's gap at q_d (0 when the desired force is consistent)")))
@@ -210,8 +210,7 @@ declare("standing", [
 ], block=True,
     help="thesis biped standing law (6.10): τ = −W (q1 − q1d) + g1(q_d) − r'_μ1d − T q̇1, a PD with "
          "CONSTANT gravity and force pre-compensation at the desired posture q_d",
-    signals=(Signal("target", "coord", "q_d", per_actuator=True),
-             Signal("error", "coord", "q_d − q", per_actuator=True),
+    signals=(*_TRACKING,
              Signal("precompensation", "input", "g1(q_d) − r'_μ1d", per_actuator=True),
              Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)")))
 
