@@ -104,6 +104,7 @@ def test_delay_applies_each_sample_later_and_survives_snapshots():
     rows = sim.run(60)
     u, q, v, t = rows[:, _col(m, "u.motor")], rows[:, _col(m, "q.pin")], rows[:, _col(m, "v.pin")], rows[:, 0]
     assert np.all(u[:5] == 0.0)
+    np.testing.assert_allclose(t, h * np.arange(1, 61), rtol=1e-12)  # row k is the end of step k
     packed = pack_trajectory(Trajectory(type="sine", amplitude=0.5, frequency=2.0))
     for k in range(5, 60):
         j = k - 5                      # the law sampled at the start of step j

@@ -3,7 +3,6 @@
 on a frictional ground. The issue's report: kp 3000, kd 150 at h = 1e-3 blows up with an explicit PD in
 some variants; the implicit law keeps all of them standing."""
 
-import json
 from pathlib import Path
 
 import numpy as np

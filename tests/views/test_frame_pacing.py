@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-from nsgui.views import frame_budget
 from nsgui.views.frame_budget import FLAT_OUT_PACE, PACE, interval, redraw_interval
 
 from .test_window import ROOT, run_to

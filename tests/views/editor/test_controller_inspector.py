@@ -178,7 +178,7 @@ def test_a_type_registered_later_gets_its_form_with_no_views_change(arm, wiggle)
 
 
 def test_the_scene_tree_adds_and_removes_blocks(arm):
-    w, doc = arm, arm.document
+    doc = arm.document
     from nsgui.views.scene_tree import SceneTree
     st = SceneTree(doc)
     section = next(st.tree.topLevelItem(0).child(k) for k in range(st.tree.topLevelItem(0).childCount())
