@@ -360,7 +360,10 @@ class SimRunner:
     def _failure_message(sim, exc):
         t = getattr(exc, "t", None)
         t = sim.t if t is None else t
-        msg = f"simulation stopped at t = {t:.6g} s: {exc}"
+        text = str(exc)
+        if text.startswith(f"t = {t:.6g} s: "):  # the engine's messages begin with their time: say it once
+            text = text[len(f"t = {t:.6g} s: "):]
+        msg = f"simulation stopped at t = {t:.6g} s: {text}"
         if getattr(exc, "user_traceback", None):  # a user controller raised: its own frames
             msg += _user_traceback(exc)
         elif type(exc).__name__ not in ("SimulationError", "ControllerError"):

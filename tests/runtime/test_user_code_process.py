@@ -54,6 +54,6 @@ def test_an_exception_in_user_code_reaches_the_messages_with_its_traceback(tmp_p
     rows, _, _, errors = _run_in_process(model, 1000)
     assert len(errors) == 1
     msg = errors[0]
-    assert msg.startswith("simulation stopped at t = 0.25 s: t = 0.25 s: controller 'ctl' (pid.py:")
+    assert msg.startswith("simulation stopped at t = 0.25 s: controller 'ctl' (pid.py:")
     assert "Traceback (most recent call last):" in msg and "in broken" in msg and "nsgui/engine" not in msg
     assert len(rows) == 251 and rows[-1, 0] == pytest.approx(0.25)
