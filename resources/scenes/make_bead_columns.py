@@ -20,7 +20,9 @@ RESTITUTION = 0.5
 SIZES = (10, 50, 100)
 
 
-def bead_column(n: int) -> Scene:
+def bead_column(n: int, bottom: float = BOTTOM, pitch: float = PITCH) -> Scene:
+    """The scene file's column; `bottom`, `pitch` place bead i at bottom + pitch * i (tests and
+    benchmarks/scaling.py stack them touching: bottom = RADIUS, pitch = 2 RADIUS)."""
     bodies, joints, contacts, q0 = [], [], [], {}
     for i in range(n):
         name = f"bead{i}"
@@ -32,7 +34,7 @@ def bead_column(n: int) -> Scene:
         contacts.append(Contact(name="bead0_ground" if i == 0 else f"bead{i}_bead{i - 1}",
                                 a=ShapeRef(body=name, shape="disk"), b=below,
                                 restitution=RESTITUTION, friction=0.0))
-        q0[name] = round(BOTTOM + PITCH * i, 12)
+        q0[name] = round(bottom + pitch * i, 12)
     return Scene(
         name=f"Bead column ({n} beads)",
         description=(f"{n} beads (r = {RADIUS} m, m = {MASS} kg, I = {INERTIA} kg m^2), each on its own vertical "

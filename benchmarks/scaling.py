@@ -1,0 +1,88 @@
+"""Cost per step against the number of contacts: bead columns of N = 10 ... 1000 beads.
+
+    .venv/bin/python benchmarks/scaling.py [--sizes 10,50,100,200,500,1000] [--steps 2000]
+                                          [--start rest|drop] [--plain] [--repeat 3]
+
+Each column is built in memory by resources/scenes/make_bead_columns.py, the generator of the
+bead_column_N scene files (N beads of 1 dof on vertical prismatic joints, the ground under bead 0,
+bead i+1 on bead i, e = 0.5, h = 1e-3, projection on as in the files; --plain: off, the standard
+scheme, whose O(h) penetrations chatter and grow on a column stacked at round-off gaps). `--start rest` (default) stacks the beads touching and at rest, so
+that every one of the N contacts is in every step's problem (the largest banded problem of that N);
+`--start drop` drops them from the scenes' 1 mm gaps. Times `Simulator.run(steps)` with the rows
+recorded (numba warmed up on a throwaway simulator first), best of --repeat fresh runs, and prints
+µs/step, the exponent fitted to log(cost) against log(N) over all sizes, the local exponents between
+neighbouring sizes, and the exactness figures of the last run: the ground force against N m g and the
+largest overlap.
+"""
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import runpy  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path[:0] = [ROOT]  # nsgui from this checkout
+
+_gen = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_bead_columns.py"))
+bead_column, RADIUS, MASS = _gen["bead_column"], _gen["RADIUS"], _gen["MASS"]
+G = 9.81
+
+
+def column(n, start, projection):
+    scene = bead_column(n, bottom=RADIUS, pitch=2 * RADIUS) if start == "rest" else bead_column(n)
+    return scene if projection else scene.with_values({"settings.projection": False})
+
+
+def time_column(n, steps, start, projection, repeat):
+    from nsgui.engine import Simulator, compile_scene
+    model = compile_scene(column(n, start, projection))
+    Simulator(model).run(5)  # kernels loaded
+    best, rows = float("inf"), None
+    for _ in range(repeat):
+        sim = Simulator(model)
+        t0 = time.perf_counter()
+        rows = sim.run(steps)
+        best = min(best, time.perf_counter() - t0)
+    names = model.signal_names
+    fn = rows[-1, names.index("contact.bead0_ground.fn")]
+    gaps = rows[:, [i for i, s in enumerate(names) if s.endswith(".gap")]]
+    return best / steps * 1e6, fn, float(-min(gaps.min(), 0.0))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10,50,100,200,500,1000")
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--start", choices=("rest", "drop"), default="rest")
+    ap.add_argument("--plain", action="store_true", help="projection off (the standard scheme)")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"load average before: {os.getloadavg()}")
+    print(f"start {args.start}, projection {'off' if args.plain else 'on'}, {args.steps} steps, "
+          f"best of {args.repeat}")
+    print("| N | µs/step | steps/s | ground force / N m g − 1 | max overlap (m) |")
+    print("|---:|---:|---:|---:|---:|")
+    cost = []
+    for n in sizes:
+        us, fn, overlap = time_column(n, args.steps, args.start, not args.plain, args.repeat)
+        cost.append(us)
+        print(f"| {n} | {us:.1f} | {1e6 / us:,.0f} | {fn / (n * MASS * G) - 1:.1e} | {overlap:.1e} |", flush=True)
+    x, y = np.log(sizes), np.log(cost)
+    slope = np.polyfit(x, y, 1)[0]
+    local = ", ".join(f"{a}→{b}: {(y[i + 1] - y[i]) / (x[i + 1] - x[i]):.2f}"
+                      for i, (a, b) in enumerate(zip(sizes, sizes[1:])))
+    print(f"fitted exponent (cost ∝ N^p over {sizes[0]}..{sizes[-1]}): p = {slope:.2f}; local: {local}")
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
