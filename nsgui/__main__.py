@@ -11,6 +11,8 @@ from nsgui import __version__, startup
 COMMANDS = {
     "run": ("nsgui.cli", "run_main", "simulate a scene without a window: summary, CSV/HDF5 output"),
     "render": ("nsgui.render_cli", "render_main", "make a video (MP4/GIF) of a scene without a window"),
+    "poincare": ("nsgui.poincare_cli", "poincare_main", "a walker's gait: fixed point, eigenvalues and "
+                 "bifurcations of its Poincaré map"),
     "examples": ("nsgui.examples", "examples_main", "list the example scenes; their names work as SCENE"),
 }
 

@@ -187,7 +187,7 @@ def test_help_lists_the_commands_and_version_is_the_package_version():
     p = nsgui("--help")
     assert p.returncode == 0, p.stderr
     commands = p.stdout.split("commands:")[1]
-    for name in ("run", "render", "examples"):
+    for name in ("run", "render", "poincare", "examples"):
         assert f"\n    {name} " in commands
     assert "--screenshot" in p.stdout and "SCENE" in p.stdout
     import nsgui as package
