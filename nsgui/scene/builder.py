@@ -286,10 +286,11 @@ class SceneBuilder:
 
     # -- contacts, forces, actuators
     def contact(self, a: ShapeHandle, b, *, restitution=DEFAULT, friction=DEFAULT, impact_law=DEFAULT,
-                tangential_restitution=DEFAULT, name=None) -> ContactHandle:
+                tangential_restitution=DEFAULT, switch=DEFAULT, name=None) -> ContactHandle:
         """A unilateral contact between shape `a` and an obstacle or a shape of another body `b`
         (name: '<body of a>_<body or obstacle of b>'); `impact_law` "newton" (default) or "moreau"
-        says what `restitution` means."""
+        says what `restitution` means. `switch`: the file's object, its `reference` a body or
+        `body.at((x, y))`, e.g. {"when": "ahead", "reference": leg.at((0, 0)), "axis": (1, 0)}."""
         self._own(a, ShapeHandle, "contact a", "a shape")
         self._own(b, (ShapeHandle, ObstacleHandle), "contact b", "a shape or an obstacle")
         side_b = {"obstacle": b.name} if isinstance(b, ObstacleHandle) else {"body": b.body.name, "shape": b.name}
@@ -297,7 +298,18 @@ class SceneBuilder:
         item = {"name": name, "a": {"body": a.body.name, "shape": a.name}, "b": side_b,
                 **_given(restitution=restitution, friction=friction, impact_law=impact_law,
                          tangential_restitution=tangential_restitution)}
+        if switch is not DEFAULT:
+            item["switch"] = self._switch(switch)
         return ContactHandle(self, self._add("contacts", item, base))
+
+    def _switch(self, switch) -> dict:
+        if not isinstance(switch, Mapping):
+            raise TypeError(f"contact switch: expected the file's object, e.g. {{'when': 'ahead'}}, not {_describe(switch)}")
+        item = {k: _json(v) for k, v in switch.items() if k != "reference"}
+        if switch.get("reference") is not None:
+            item["reference"] = _pointref(self._own(switch["reference"], (BodyHandle, Anchor), "contact switch reference",
+                                                    "a body or body.at((x, y))"))
+        return item
 
     def spring(self, a, b, *, stiffness=DEFAULT, damping=DEFAULT, rest_length=DEFAULT, name=None) -> ForceHandle:
         """A linear spring–damper between two points: a body (its origin) or `body.at((x, y))`, the

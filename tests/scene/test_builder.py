@@ -322,3 +322,19 @@ def test_build_again_gives_an_equal_independent_scene():
     assert scene_to_dict(s1) == scene_to_dict(s2) and s1.bodies[0] is not s2.bodies[0]
     s1.bodies[0].mass = 5.0
     assert b.build().bodies[0].mass == 1.0
+
+
+def test_a_contact_switch_takes_a_point_of_a_body_as_its_reference():
+    b = SceneBuilder("switch")
+    leg = b.body("leg", mass=1.0, inertia=0.1)
+    foot = leg.point((0.0, -1.0), name="foot")
+    other = b.body("other", mass=1.0, inertia=0.1)
+    b.free("leg", child=leg)
+    b.free("other", child=other, q0=(1.0, 0.0, 0.0))
+    b.contact(foot, b.ground(), switch={"when": "ahead", "reference": other.at((0.0, -1.0)), "axis": (1.0, 0.0),
+                                        "approaching": False})
+    sw = scene_to_dict(b.build())["contacts"][0]["switch"]
+    assert sw == {"when": "ahead", "reference": {"body": "other", "point": [0.0, -1.0]}, "axis": [1.0, 0.0],
+                  "approaching": False}
+    with pytest.raises(TypeError, match="contact switch reference"):
+        b.contact(foot, b.ground(), switch={"reference": "other"})
