@@ -36,8 +36,8 @@ def main():
             impacts = int((run.status[:, 0] == codes.IMPACT).sum())
             print(f"| one foot, tilt {tilt}, projection {projection}, 0.4 s | slide {1e3 * np.ptp(foot_x):.4f} mm, "
                   f"{impacts} impacts |")
-    run = Run(example("biped_standing"), projection=True)
-    print(f"| biped_standing, projection, 3 s | {len(run.impact_rows())} impacts in {len(run.t) - 1} steps |")
+    run = Run(example("biped_point_feet"), projection=True)
+    print(f"| biped_point_feet, projection, 3 s | {len(run.impact_rows())} impacts in {len(run.t) - 1} steps |")
     scene = issue11_wheel()   # issue 11's wheel, under time stepping
     exact = rimless_wheel_speed(scene)
     for projection in (False, True):

@@ -77,6 +77,7 @@ N_AF = 1
 # by the simulator in Python between kernel calls.
 (K_NONE, K_CONSTANT, K_PD, K_SLOTINE_LI, K_BNO, K_COMPUTED_TORQUE, K_STANDING, K_MANIPULATOR,
  K_PYTHON) = range(9)
+K_SIMBICON = 9
 # controller block int columns: kind, first entry in ModelArrays.kacts (its actuators, in order) and
 # how many, first parameter in ModelArrays.kpar and how many, offset of the block's segment in the
 # controller state (Data.ctrl), capacity of its delay queue, signals and state sizes, first row column

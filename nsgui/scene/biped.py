@@ -79,7 +79,7 @@ def standing_forces(trunk_mass, thigh_mass, shank_mass, trunk_length, stance, hi
 
 def standing_biped(trunk_mass=12.0, thigh_mass=3.0, shank_mass=1.5, trunk_length=0.5, stance=0.12,
                    hip_height=0.68, W=3000.0, T=150.0, friction=0.8, spin=0.3, drop=0.0, implicit=True,
-                   name="Biped standing (law 6.10)") -> Scene:
+                   name="Biped on point feet (law 6.10)") -> Scene:
     """The biped at its desired posture, `drop` metres above the ground, its trunk turning at `spin`
     rad/s (a push to recover from), under the standing law."""
     b = SceneBuilder(name, description=(

@@ -212,7 +212,55 @@ declare("standing", [
          "CONSTANT gravity and force pre-compensation at the desired posture q_d",
     signals=(*_TRACKING,
              Signal("precompensation", "input", "g1(q_d) − r'_μ1d", per_actuator=True),
-             Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)")))
+             Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)"),
+             Signal("desired_normal_min", "N", "the smallest normal force of the contact forces that hold q_d "
+                    "(friction-cone monitor; negative: the ground would have to pull)"),
+             Signal("cone_demand", "", "0: the desired contact forces are inside their friction cones, 1: one "
+                    "needs more friction (slip), 2: one pulls (f_N < 0)",
+                    labels=("inside the cone", "outside the cone (slip)", "pulling (f_N < 0)"))))
+
+# ---------------------------------------------------------------- walking (docs/walking.md §3)
+def _pair(key, default, unit="rad", help=""):
+    """A target of the lift and landing states of a swing, [lift, land]."""
+    return Field(key, "numbers", default=list(default), unit=unit, help=help + " ([lift, land] states)")
+
+
+declare("simbicon", [
+    Field("torso", "string", required=True, init="", doc_type="body name",
+          help="the torso: its world angle is held by the stance hip"),
+    Field("feet", "names", required=True, init=None, doc_type="[left foot, right foot]",
+          help="the two foot bodies, left then right; their contacts tell a strike"),
+    _num("swing_time", 0.3, gt=0, unit="s", help="duration of the lift state; the landing state ends on a strike"),
+    Field("kp", "numbers", default=[300.0, 300.0, 300.0], ge=0, unit="N·m/rad", help="PD stiffness of hip, knee, ankle"),
+    Field("kd", "numbers", default=[30.0, 30.0, 30.0], ge=0, unit="N·m·s/rad", help="PD damping of hip, knee, ankle"),
+    _num("torso_kp", 1000.0, ge=0, unit="N·m/rad", help="stiffness holding the torso's world angle"),
+    _num("torso_kd", 100.0, ge=0, unit="N·m·s/rad", help="damping of the torso's world angle"),
+    _num("torso_angle", 0.0, unit="rad", help="the torso's world angle (counter-clockwise: negative leans forward)"),
+    _pair("swing_hip", (0.5, -0.1), help="world angle of the swing thigh from the downward vertical, forward positive"),
+    _pair("cd", (0.0, 2.2), unit="rad/m", help="balance feedback on the CoM's distance ahead of the stance ankle"),
+    _pair("cv", (0.2, 0.0), unit="rad·s/m", help="balance feedback on the CoM's forward velocity"),
+    _pair("swing_knee", (-1.1, -0.05), help="swing knee angle (negative: bent)"),
+    _pair("swing_ankle", (0.2, 0.2), help="swing ankle angle (positive: toes up)"),
+    _pair("stance_knee", (-0.05, -0.1), help="stance knee angle"),
+    _pair("stance_ankle", (0.0, 0.0), help="stance ankle angle"),
+    Field("start", "integer", default=0, ge=0, le=3,
+          help="the first state: 0 left stance with the right foot lifting, 2 right stance with the left foot lifting"),
+    Field("implicit", "boolean", default=True,
+          help="sampled every step: the PD and torso gains enter the iteration matrix (stable for any gains)"),
+], block=True,
+    help="SIMBICON walking (Yin, Loken, van de Panne 2007): a four-state machine of swing and stance, PD "
+         "joints, the torso held upright by the stance hip, the swing hip placed with balance feedback "
+         "φ = swing_hip + cd·d + cv·v (docs/walking.md §3)",
+    signals=(Signal("state", "", "0 left stance, right lifts; 1 left stance, right lands; 2 right stance, left "
+                    "lifts; 3 right stance, left lands",
+                    labels=("left stance, right lifts", "left stance, right lands", "right stance, left lifts",
+                            "right stance, left lands")),
+             Signal("support", "", "feet on the ground: 0 none, 1 left, 2 right, 3 both",
+                    labels=("flight", "single support (left)", "single support (right)", "double support")),
+             Signal("steps", "", "strikes that ended a landing state"),
+             Signal("balance_d", "m", "d: the centre of mass ahead of the stance ankle"),
+             Signal("balance_v", "m/s", "v: the centre of mass's forward velocity"),
+             Signal("swing_target", "rad", "φ: the swing thigh's world angle target with the feedback")))
 
 # ---------------------------------------------------------------- user code
 # Its parameters and signals are the class's (nsgui.Controller), read when the scene is compiled:

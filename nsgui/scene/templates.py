@@ -171,7 +171,7 @@ TEMPLATES = {
         ("gamma2", "Gain γ₂ (γ₁γ₂: stiffness)", "1/s", 30.0, 0.5, 500, False),
         ("dt", "Time step h", "s", 1e-4, 1e-6, 1e-3, False),
         ("cycles", "Cycles (5 s each)", "", 2, 1, 20, True)]),
-    "Biped standing (law 6.10)": (standing_biped, [
+    "Biped on point feet (law 6.10)": (standing_biped, [
         ("trunk_mass", "Trunk mass", "kg", 12.0, 0.5, 200, False),
         ("thigh_mass", "Thigh mass", "kg", 3.0, 0.1, 30, False),
         ("shank_mass", "Shank mass", "kg", 1.5, 0.1, 20, False),

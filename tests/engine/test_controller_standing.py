@@ -1,5 +1,5 @@
 """The thesis biped standing law (6.10) on the planar biped of nsgui/scene/biped.py
-(resources/scenes/biped_standing.json): a trunk on a free joint, hips and knees actuated, point feet
+(resources/scenes/biped_point_feet.json; the 7-link biped is tests/engine/test_biped_standing.py): a trunk on a free joint, hips and knees actuated, point feet
 on a frictional ground. The issue's report: kp 3000, kd 150 at h = 1e-3 blows up with an explicit PD in
 some variants; the implicit law keeps all of them standing."""
 
@@ -12,7 +12,7 @@ from nsgui.engine import SimulationError, Simulator, compile_scene
 from nsgui.scene import load_scene, SceneError, scene_from_dict, scene_to_dict
 from nsgui.scene.biped import SEGMENT, feet_offsets, leg_angles, standing_biped, standing_forces
 
-SCENE = Path(__file__).resolve().parents[2] / "resources" / "scenes" / "biped_standing.json"
+SCENE = Path(__file__).resolve().parents[2] / "resources" / "scenes" / "biped_point_feet.json"
 G = 9.81
 ACTUATORS = ("hip_l_motor", "knee_l_motor", "hip_r_motor", "knee_r_motor")
 

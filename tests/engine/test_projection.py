@@ -73,7 +73,7 @@ def test_a_sticking_foot_stays_put_and_logs_no_impact(tilt):
 
 def test_the_standing_biped_with_projection_does_not_chatter():
     # before: 2995 impacts in 3000 steps (a foot at +5e-9 alternated a free step and an impact)
-    run = Run(example("biped_standing"), projection=True)
+    run = Run(example("biped_point_feet"), projection=True)
     strikes = run.impact_rows()   # each foot lands once, in the first steps (it starts a hair above)
     assert len(strikes) <= 2 and run.t[strikes].max(initial=0.0) < 0.05
 

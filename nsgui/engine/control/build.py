@@ -14,7 +14,7 @@ import numpy as np
 
 from nsgui.scene.controller_types import signals_of
 from .. import codes
-from . import bno, computed_torque, constant, manipulator, pd, python_block, slotine_li, standing
+from . import bno, computed_torque, constant, manipulator, pd, python_block, simbicon, slotine_li, standing
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ LAWS = {
     "bno": Law(codes.K_BNO, bno.pack),
     "manipulator": Law(codes.K_MANIPULATOR, manipulator.pack, manipulator.implicit),
     "standing": Law(codes.K_STANDING, standing.pack, standing.implicit),
+    "simbicon": Law(codes.K_SIMBICON, simbicon.pack, simbicon.implicit),
     # run between kernel calls (Simulator.run); its signals are its class's
     "python": Law(codes.K_PYTHON, None, load=python_block.load),
 }

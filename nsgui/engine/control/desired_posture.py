@@ -19,9 +19,10 @@ def gravity_at(m, d, q, out):
 
 
 @njit(cache=True)
-def normal_row_at(m, d, q, c, out):
-    """out (nq) = the normal Jacobian row of contact candidate c at configuration q (the gradient of
-    its gap: a positive multiple pushes the contact open); returns the gap at q."""
+def contact_rows_at(m, d, q, c, outN, outT):
+    """outN, outT (nq) = the normal and tangential Jacobian rows of contact candidate c at
+    configuration q (the normal row is the gradient of its gap: a positive multiple pushes the
+    contact open); returns the gap at q."""
     kin = d.fd_kin
     body_kinematics(m, q, np.zeros_like(q), kin)
     g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, q, m.ci, m.cf, m.verts, kin.pos, kin.ang)
@@ -33,7 +34,15 @@ def normal_row_at(m, d, q, c, out):
     width = m.ccols.shape[1]
     rowN, rowT = np.zeros(width), np.zeros(width)
     contact_rows(c, m, kin, nrm, pa, pb, rowN, rowT)
-    out[:] = 0.0
+    outN[:] = 0.0
+    outT[:] = 0.0
     for kk in range(m.ccn[c]):
-        out[m.ccols[c, kk]] += rowN[kk]
+        outN[m.ccols[c, kk]] += rowN[kk]
+        outT[m.ccols[c, kk]] += rowT[kk]
     return g
+
+
+@njit(cache=True)
+def normal_row_at(m, d, q, c, out):
+    """out (nq) = the normal Jacobian row of contact candidate c at configuration q; returns the gap."""
+    return contact_rows_at(m, d, q, c, out, np.zeros_like(out))

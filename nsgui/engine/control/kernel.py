@@ -19,7 +19,7 @@ The laws live one per file in this package; `_dispatch` is the one place that li
 from numba import njit
 
 from ..codes import (AF_LIMIT, AI_COORD, FS_H, IS_IMPLICIT, K_BNO, K_COMPUTED_TORQUE, K_CONSTANT, K_MANIPULATOR,
-                     K_NONE, K_PD, K_PYTHON, K_SLOTINE_LI, K_STANDING, KC_NEXT, KC_PENDING, KC_QUEUE, KF_DELAY,
+                     K_NONE, K_PD, K_PYTHON, K_SIMBICON, K_SLOTINE_LI, K_STANDING, KC_NEXT, KC_PENDING, KC_QUEUE, KF_DELAY,
                      KF_PERIOD, KI_ACT0, KI_C0, KI_IMPLICIT, KI_KIND, KI_NACT, KI_NP, KI_NS, KI_NSIG, KI_P0, KI_QMAX,
                      KI_SIGCOL)
 from .bno import bno_law
@@ -27,6 +27,7 @@ from .computed_torque import computed_torque_law
 from .constant import constant_law
 from .manipulator import manipulator_law
 from .pd import pd_law
+from .simbicon import simbicon_law
 from .slotine_li import slotine_li_law
 from .standing import standing_law
 
@@ -47,6 +48,8 @@ def _dispatch(kind, m, d, t, P, S, u, dudq, dudv, sig, coords):
         manipulator_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
     elif kind == K_STANDING:
         standing_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
+    elif kind == K_SIMBICON:
+        simbicon_law(m, d, t, P, S, u, dudq, dudv, sig, coords)
 
 
 @njit(cache=True)

@@ -12,13 +12,19 @@ q_d stands at rest only if the desired forces are consistent with gravity (C4.1)
 −[r'_μ1d; g2(q_d)] ∈ N(q_d), i.e. the generalized contact force that holds q_d, restricted to the
 joints, is r'_μ1d; otherwise the robot settles at the minimizer of U + P̃ over the admissible set.
 
-P = [n, W (n), T (n), r'_μ1d (n), q_d (nq)]; signals [q_d (n), q_d − q (n), g1(q_d) − r'_μ1d (n), P̃]."""
+The friction-cone monitor (cone_monitor.py) checks the desired forces once, at the first sample: the
+smallest normal force of the contact forces that hold q_d, and whether one of them pulls or leaves
+its friction cone.
+
+P = [n, W (n), T (n), r'_μ1d (n), q_d (nq)]; S = [monitored, smallest desired normal force, demand];
+signals [q_d (n), q_d − q (n), g1(q_d) − r'_μ1d (n), P̃, smallest desired normal force, demand]."""
 
 import numpy as np
 from numba import njit
 
 from nsgui.scene import SceneError
 
+from .cone_monitor import desired_contact_demand
 from .desired_posture import gravity_at
 from .pd_terms import per_actuator, spring_damper
 
@@ -44,8 +50,8 @@ def pack(c, model, coords):
     target = [float(q_d[j]) for j in coords]
     err = [float(q_d[j] - model.q0[j]) for j in coords]
     # the pre-compensation needs the model's kinematics: known from the first sample on
-    return ([float(n)] + W + T + r + q_d.tolist(), [],
-            target + err + [0.0] * n + [sum(0.5 * w * e * e for w, e in zip(W, err))])
+    return ([float(n)] + W + T + r + q_d.tolist(), [0.0, 0.0, 0.0],
+            target + err + [0.0] * n + [sum(0.5 * w * e * e for w, e in zip(W, err)), 0.0, 0.0])
 
 
 def implicit(c):
@@ -69,3 +75,12 @@ def standing_law(m, d, t, P, S, u, dudq, dudv, sig, coords):
         sig[n + i] = -e
         sig[2 * n + i] = pre
     sig[3 * n] = pot
+    if S[0] == 0.0:
+        # the desired reaction on every coordinate: r'_μ1d on the driven ones, g2(q_d) = dU/dq elsewhere
+        b = -g
+        for i in range(n):
+            b[coords[i]] = P[1 + 2 * n + i]
+        S[1], flag = desired_contact_demand(m, d, q_d, b)
+        S[0], S[2] = 1.0, flag
+    sig[3 * n + 1] = S[1]
+    sig[3 * n + 2] = S[2]

@@ -219,7 +219,7 @@ def test_maps_lists_of_numbers_and_optional_names_are_typed_as_text(window):
     contact (a nullable string): text fields, parsed, refused with a reason when they do not parse or
     validate."""
     w, doc = window, window.document
-    doc.set_scene(load_scene(example_path("biped_standing")))
+    doc.set_scene(load_scene(example_path("biped_point_feet")))
     name = next(b.name for b in doc.scene.controllers if b.type == "standing")
     k = next(i for i, b in enumerate(doc.scene.controllers) if b.name == name)
     w.editor.canvas.set_selection([("controller", name)])
