@@ -215,9 +215,9 @@ declare("standing", [
              Signal("potential", "J", "P̃ = ½ (q1 − q1d)ᵀ W (q1 − q1d) + (r'_μ1d − g1(q_d))ᵀ (q1 − q1d)"),
              Signal("desired_normal_min", "N", "the smallest normal force of the contact forces that hold q_d "
                     "(friction-cone monitor; negative: the ground would have to pull)"),
+             # no labels: a constant flag would band every plot of the run
              Signal("cone_demand", "", "0: the desired contact forces are inside their friction cones, 1: one "
-                    "needs more friction (slip), 2: one pulls (f_N < 0)",
-                    labels=("inside the cone", "outside the cone (slip)", "pulling (f_N < 0)"))))
+                    "needs more friction (slip), 2: one pulls (f_N < 0)")))
 
 # ---------------------------------------------------------------- walking (docs/walking.md §3)
 def _pair(key, default, unit="rad", help=""):
