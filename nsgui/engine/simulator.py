@@ -130,6 +130,8 @@ class Simulator:
         self._snapshots = []
         # the event-driven integrator's own state (None: time stepping)
         self._event_driven = model.scene.settings.integrator == "event_driven"
+        # where events crowd: time stepping for a while ("auto") or a SimulationError ("never")
+        self._fallback = model.scene.settings.event_driven_fallback != "never"
         self._ed = None
         self.reset()
 
@@ -395,7 +397,7 @@ class Simulator:
                                                snaps, self._snap_clock, done)
             self._events.extend(log_events(log[:nev], self.model.contact_names))
             done += k
-            if code == ed_layout.STALLED and done < nsteps:
+            if code == ed_layout.STALLED and done < nsteps and self._fallback:
                 code, k, cand = self._time_stepping_while_crowded(nsteps - done, rows, done, snaps, cand)
                 done += k
                 if code != codes.OK or done == nsteps:
@@ -431,7 +433,8 @@ class Simulator:
             name = m.contact_names[cand] if 0 <= cand < len(m.contact_names) else None
             where = f" at contact '{name}'" if name else ""
             return SimulationError(f"t = {t:.6g} s: events crowd{where}: the event-driven integrator "
-                                   f"cannot resolve them (use time stepping)", t, name)
+                                   f"cannot resolve them (settings.event_driven_fallback is 'never': "
+                                   f"set it to 'auto' or use time stepping)", t, name)
         if code in (codes.NOT_FINITE, codes.RUNAWAY):
             signal = self.signal_names[cand] if 0 <= cand < len(self.signal_names) else None
             value = self._data.stats[codes.ST_BADVALUE]

@@ -387,6 +387,10 @@ SETTINGS = ObjectSpec("Settings", [
     Field("integrator", "enum", default="time_stepping", choices=("time_stepping", "event_driven"),
           help="`time_stepping` (Moreau–Jean) or `event_driven` (adaptive Runge–Kutta between events "
                "located in time; docs/numerics.md); rows on the grid of `dt` either way"),
+    Field("event_driven_fallback", "enum", default="auto", choices=("auto", "never"),
+          help="with `event_driven`, where events crowd (the step size underflows, or more than 64 events "
+               "at one instant): `auto` runs time stepping for 0.05 s there and goes on event-driven; "
+               "`never` stops the run with an error naming the time and the contact"),
 ])
 
 SCENE = ObjectSpec("Scene", [

@@ -178,7 +178,8 @@ def test_defaults_are_written_and_filled():
     assert d["gravity"] == [0.0, -9.81]
     assert d["settings"] == {"dt": 0.001, "duration": 5.0, "theta": 0.5, "gamma": 0.5, "solver": "auto",
                              "tolerance": 1e-10, "max_iterations": 1000, "projection": True,
-                             "impact_threshold": 1e-6, "integrator": "time_stepping"}
+                             "impact_threshold": 1e-6, "integrator": "time_stepping",
+                             "event_driven_fallback": "auto"}
     assert d["initial"] == {"q": {}, "v": {}}
     s = scene_from_dict(base())
     d = scene_to_dict(s)

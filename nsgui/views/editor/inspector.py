@@ -27,7 +27,9 @@ from nsgui.scene.geometry import WORLD, joint_coords, joint_of
 M = "m"
 DEG = "°"
 # how the inspector names some of the schema's choices
-CHOICE_TEXT = {"lemke": "Lemke (LCP)", "nsgs": "NSGS"}
+CHOICE_TEXT = {"lemke": "Lemke (LCP)", "nsgs": "NSGS", "time_stepping": "time stepping", "event_driven": "event-driven"}
+# settings.event_driven_fallback: what the event-driven integrator does where events crowd
+FALLBACK_TEXT = {"auto": "time stepping there", "never": "stop with an error"}
 
 
 def _spec(f, **kw):
@@ -263,6 +265,11 @@ class Inspector(QWidget):
                               "Solver", _choices(SETTINGS["solver"].choices)))
         self._add(BoolField(self, lambda s: st(s).projection, lambda s, v: setattr(st(s), "projection", v),
                             "Projection", "project positions after each step"))
+        self._add(ChoiceField(self, lambda s: st(s).integrator, lambda s, v: setattr(st(s), "integrator", v),
+                              "Integrator", _choices(SETTINGS["integrator"].choices)))
+        self._add(ChoiceField(self, lambda s: st(s).event_driven_fallback,
+                              lambda s, v: setattr(st(s), "event_driven_fallback", v), "Crowded events",
+                              [(v, FALLBACK_TEXT[v]) for v in SETTINGS["event_driven_fallback"].choices]))
 
     def _body_form(self, name):
         s = self.document.scene

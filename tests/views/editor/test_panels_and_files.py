@@ -346,3 +346,20 @@ def test_joint_inspector_adds_a_joint_spring_and_limits(window, mouse):
     upper.spin.setValue(45.0)                      # shown in degrees, stored in radians
     assert np.isclose(doc.scene.joints[0].limits.upper, np.pi / 4)
     assert validate_scene(doc.scene) == []
+
+
+def test_scene_form_sets_the_integrator_and_its_fallback(window, tmp_path):
+    doc, ed = window.document, window.editor
+    ed.canvas.set_selection([])
+    insp = ed.widget.inspector
+    integ = next(f for f in insp.fields if f.label == "Integrator")
+    assert integ.combo.currentData() == "time_stepping"
+    integ.combo.setCurrentIndex(integ.combo.findData("event_driven"))
+    assert doc.scene.settings.integrator == "event_driven"
+    fb = next(f for f in insp.fields if f.label == "Crowded events")
+    assert fb.combo.currentData() == "auto"
+    fb.combo.setCurrentIndex(fb.combo.findData("never"))
+    assert doc.scene.settings.event_driven_fallback == "never"
+    assert validate_scene(doc.scene) == []
+    doc.undo_stack.undo()
+    assert doc.scene.settings.event_driven_fallback == "auto"
