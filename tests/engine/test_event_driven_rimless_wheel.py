@@ -52,7 +52,7 @@ def test_rimless_wheel_follows_its_closed_form_gait_within_1e_4():
         # the new foot approaches at ω⁻ times the chord 2 L sin α (the wheel pivots on the old foot)
         wm = -ev.un_pre / (2 * L * math.sin(alpha))
         assert abs(wm / w_minus - 1) < 1e-4, (ev.t, wm, w_minus)
-        assert abs(ev.un_post) < 1e-12  # plastic
+        assert abs(ev.un_post) < 1e-9 * abs(ev.un_pre)  # plastic
         # the energy the strike takes is ½ J (ω⁻² − ω⁺²) with ω⁺ = r ω⁻: the post-impact rate
         w_after = math.sqrt(wm * wm - 2 * ev.energy_lost / J)
         assert abs(w_after / wm - r) < 1e-9, (ev.t, w_after / wm, r)
