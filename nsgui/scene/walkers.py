@@ -50,7 +50,7 @@ def rimless_wheel(mass: float = 1.0, leg: float = 1.0, spokes: int = 8, slope: f
     psi = -math.pi / 2 - slope + alpha          # world angle of hub → stance foot (leg α behind the normal)
     b = SceneBuilder("Rimless wheel", description=(
         f"McGeer's rimless wheel (issue 12 §1): M = {mass:g} kg at the hub (I = {inertia:g} kg m^2: the free "
-        "joint 'wheel' needs one), {spokes} massless spokes of L = {leg:g} m "
+        f"joint 'wheel' needs one), {spokes} massless spokes of L = {leg:g} m "
         f"(2 alpha = 2 pi / {spokes}) ending in point feet, on a slope of {slope:g} rad descending toward +x. "
         f"Plastic strikes that stick (friction {MU:g}): the wheel pivots on one foot at a time and a strike "
         "maps w- to w+ = cos(2 alpha) w-. It starts just after a strike at its periodic gait's w+. "
