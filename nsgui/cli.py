@@ -235,6 +235,10 @@ def _run(args, stop):
         print(f"solver warnings  {s['solver_warnings']}")
     for c in s.get("controller", {}).get("cycles", []):
         print(f"cycle {c['cycle']:<10} {_cycle_line(c)}")
+    w = s.get("walker")
+    if w:
+        print(f"walker           {w['steps']} steps, {w['distance']:.3f} m at {w['mean_speed']:.3f} m/s"
+              + (", fallen" if w["fallen"] else ""))
     kept = f"; the {s['rows']} rows so far are in {args.out}" if args.out else ""
     if s["failure"]:
         sys.stderr.write(s.get("failure_traceback") or "")  # the user's code raised: where

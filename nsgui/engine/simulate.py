@@ -185,13 +185,16 @@ def _abort(sink):
 
 def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs):
     from .control.cycles import CycleRecorder
+    from .walker import WalkerRecorder
     from .simulator import SimulationError
     model = sim.model
     first = sim.signal_vector()[None, :]
     sink.append(first)
     cycles = CycleRecorder.of(model)  # per-cycle metrics of a switching tracking controller, from every step
-    if cycles is not None:
-        cycles.append(first)
+    walker = WalkerRecorder.of(model)  # steps, distance, speed, fall of a scene's walker, from every step
+    for rec in (cycles, walker):
+        if rec is not None:
+            rec.append(first)
     res_col = model.layout.energy_column("residual")
     residual = abs(first[0, res_col])
     cap = max(1, min(int(max_chunk), CALL_BYTES // (8 * len(model.signal_names))))
@@ -214,8 +217,9 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
             residual = max(residual, float(np.max(np.abs(rows[:, res_col]))))
             start = (-(done + 1)) % every  # row i of this call is the state after step done + 1 + i
             sink.append(rows[start::every])
-            if cycles is not None:
-                cycles.append(rows)
+            for rec in (cycles, walker):
+                if rec is not None:
+                    rec.append(rows)
         done += len(rows)
         if failure:
             break
@@ -240,6 +244,8 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
     }
     if cycles is not None:
         summary["controller"] = cycles.summary()
+    if walker is not None:
+        summary["walker"] = walker.summary()
     if failure_traceback:  # an exception in a user controller: its code's traceback
         summary["failure_traceback"] = failure_traceback
     if out is not None:

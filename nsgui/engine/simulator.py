@@ -11,6 +11,7 @@ from .arrays import new_data, to_struct
 from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
 from .control.python_block import PythonBlock
+from .pushes import scene_pushes, velocity_jump
 from .event_driven import layout as ed_layout
 
 
@@ -38,7 +39,7 @@ class ControllerError(SimulationError):
 @dataclass
 class Event:
     t: float
-    kind: str       # impact, stick, slip, open, accumulation (event-driven), solver_warning
+    kind: str       # impact, stick, slip, open, accumulation (event-driven), solver_warning, push
     name: str       # contact name ("" for solver warnings)
     detail: str = ""
     # impacts (and accumulations): normal velocity before and after (m/s), normal percussion (N·s),
@@ -124,6 +125,7 @@ class Simulator:
         self._events_dropped = 0  # events trimmed from the front of _events (they stay bounded)
         self._external = []
         self._python = [PythonBlock(info, model) for info in model.controller_blocks if info.user is not None]
+        self._pushes = scene_pushes(model)   # timed impulses (pushes.py), applied between kernel calls
         # snapshots taken by the kernel: [next due time, interval (0 = off), count in this call]
         self._snap_clock = np.array([np.inf, 0.0, 0.0])
         self._status_cols = None  # columns of the contact statuses in a row (set on first use)
@@ -283,6 +285,23 @@ class Simulator:
                 d.u[c.index] = min(max(u, -lim), lim)
                 c.next_sample = t + (c.period if c.period else self.model.dt)
 
+    def _apply_pushes(self):
+        """The scene's timed impulses due at this step start: a velocity jump (pushes.py), its kinetic
+        energy booked with the balance's origin, an event logged."""
+        d, m = self._data, self.model
+        for p in self._pushes:
+            if not p.due(self.t, m.dt):
+                continue
+            M = m.mass_matrix(d.q)
+            k0 = 0.5 * d.v @ M @ d.v
+            d.v[:] += velocity_jump(m, d.q, p)
+            gain = 0.5 * d.v @ M @ d.v - k0
+            d.energy[codes.ACC_E0] += gain
+            st.state_row(*self._args, self._row, False)
+            self._events.append(Event(self.t, "push", p.name, f"impulse ({p.impulse[0]:g}, {p.impulse[1]:g}) N·s "
+                                      f"on {m.body_names[p.body]}: kinetic energy {gain:+.4g} J",
+                                      energy_lost=-gain))
+
     def set_contact_enabled(self, contact, enabled):
         """Switch a scene contact with `"switch": {"when": "controller"}` on or off (every point of it);
         the flag is state (snapshots and resume keep it) and recorded as `contact.<name>.enabled`."""
@@ -312,14 +331,17 @@ class Simulator:
         exception too) the rows computed before it are in `err.rows` and the simulator holds the
         last good state.
         """
-        if not self._external and not self._python:
+        dt = self.model.dt
+        if not self._external and not self._python and not any(p.pending(self.t, dt) for p in self._pushes):
             return self._run(nsteps, record)
-        samplers = self._python + self._external
         chunks, done = [], 0
         try:
             while done < nsteps:
                 self._sample_controllers()
-                k = min(nsteps - done, steps_until_next_sample(samplers, self.t, self.model.dt, self._data))
+                self._apply_pushes()
+                samplers = self._python + self._external + [p for p in self._pushes if p.time > self.t + 0.5 * dt]
+                k = nsteps - done if not samplers else \
+                    min(nsteps - done, steps_until_next_sample(samplers, self.t, dt, self._data))
                 if self._python:
                     chunks.append(self._run_seen(k, record))
                 else:

@@ -334,6 +334,13 @@ class SceneBuilder:
         item = {"name": name, "type": "force", "body": body.name, **_given(point=point, force=force)}
         return ForceHandle(self, self._add("forces", item, "force"))
 
+    def impulse(self, body: BodyHandle, impulse, *, time, point=DEFAULT, name=None) -> ForceHandle:
+        """A push: the percussion `impulse` (world frame, N·s) applied at `point` of the body at `time`."""
+        self._own(body, BodyHandle, "impulse body", "a body")
+        item = {"name": name, "type": "impulse", "body": body.name, "impulse": _json(impulse), "time": time,
+                **_given(point=point)}
+        return ForceHandle(self, self._add("forces", item, "push"))
+
     def actuator(self, joint, *, controller=DEFAULT, limit=DEFAULT, name=None) -> ActuatorHandle:
         """A generalized force on one coordinate (a 1-dof joint or a free joint's `joint.x`, ...), from
         `controller`, the file's object: {"type": "pd", "kp": 60, "kd": 8, "target": 0.5} or
@@ -361,6 +368,12 @@ class SceneBuilder:
     def _coordinate(self, joint, where) -> str:
         return self._own(joint, (JointHandle, CoordinateHandle), where,
                          "a joint or a free joint's coordinate (joint.x)").name
+
+    def walker(self, torso: BodyHandle, feet, *, fallen_height=DEFAULT) -> None:
+        """Declare the scene a walker (the walker metrics: steps, distance, mean speed, fallen)."""
+        self._d["walker"] = {"torso": self._own(torso, BodyHandle, "walker torso", "a body").name,
+                             "feet": [self._own(f, BodyHandle, "walker feet", "a body").name for f in feet],
+                             **_given(fallen_height=fallen_height)}
 
     # -- settings and result
     def settings(self, **values) -> None:

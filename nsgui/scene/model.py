@@ -19,7 +19,7 @@ from .validation import Problem, SceneError, check_scene_dict, joint_coordinates
 
 __all__ = [
     "Scene", "Body", "Shape", "Joint", "JointLimits", "Obstacle", "ShapeRef", "Contact", "ForceElement",
-    "PointRef", "ContactSwitch", "Actuator", "Controller", "ControllerBlock", "Trajectory", "Initial", "Settings", "Problem", "SceneError",
+    "PointRef", "ContactSwitch", "Actuator", "Controller", "ControllerBlock", "Trajectory", "Initial", "Settings", "Walker", "Problem", "SceneError",
     "scene_from_dict", "scene_to_dict", "load_scene", "loads_scene", "dumps_scene", "save_scene",
     "validate_scene", "LoopJoint", "coordinate_names", "sorted_joints", "joint_coordinates", "body_mass_properties",
     "FORMAT_TAG", "VERSION",
@@ -90,6 +90,7 @@ Trajectory = _CLASSES["Trajectory"]
 Actuator = _CLASSES["Actuator"]
 Initial = _CLASSES["Initial"]
 Settings = _CLASSES["Settings"]
+Walker = _CLASSES["Walker"]
 Scene = _CLASSES["Scene"]
 
 

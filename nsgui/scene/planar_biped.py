@@ -176,7 +176,8 @@ def desired_reactions(body: Body, q: dict, gravity: float = 9.81):
 def biped_model(b: SceneBuilder, body: Body, q: dict, *, friction: float, limits=LIMITS, slope: float = 0.0,
                 v0=None):
     """Add the 7-link biped at posture q, base velocity v0 ({x, y, theta}), and a ground tilted by
-    `slope` rad (rising forward) to the builder; returns the actuators {joint name: handle}."""
+    `slope` rad (rising forward) to the builder; returns the actuators {joint name: handle} and the
+    bodies {name: handle}."""
     m_hat, L_hat, c_hat, I_hat = body.hat
     torso = b.body("torso", mass=m_hat, inertia=I_hat, com=(0.0, c_hat), color="#4c8bd6")
     torso.capsule(L_hat, 0.09, offset=(0.0, L_hat / 2), angle=math.pi / 2, name="body")
@@ -188,7 +189,7 @@ def biped_model(b: SceneBuilder, body: Body, q: dict, *, friction: float, limits
     m_th, L_th, c_th, I_th = body.thigh
     m_sh, L_sh, c_sh, I_sh = body.shank
     m_ft, I_ft, h_a, x_heel, x_toe = body.foot
-    motors = {}
+    motors, bodies = {}, {"torso": torso}
     for s, color in zip(SIDES, ("#d6784c", "#5fae5b")):
         thigh = b.body(f"thigh_{s}", mass=m_th, inertia=I_th, com=(0.0, -c_th), color=color)
         thigh.capsule(L_th, 0.06, offset=(0.0, -L_th / 2), angle=math.pi / 2, name="thigh")
@@ -196,6 +197,7 @@ def biped_model(b: SceneBuilder, body: Body, q: dict, *, friction: float, limits
         shank.capsule(L_sh, 0.045, offset=(0.0, -L_sh / 2), angle=math.pi / 2, name="shank")
         foot = b.body(f"foot_{s}", mass=m_ft, inertia=I_ft, com=(x_toe / 2, -h_a / 2), color=color)
         foot.polygon([(0.0, 0.0), (x_heel, -h_a), (x_toe, -h_a)], name="sole")
+        bodies[f"foot_{s}"] = foot
         heel = foot.point(offset=(x_heel, -h_a), name="heel")
         toe = foot.point(offset=(x_toe, -h_a), name="toe")
         jh = b.revolute(f"hip_{s}", parent=torso, child=thigh, q0=q[f"hip_{s}"])
@@ -205,7 +207,7 @@ def biped_model(b: SceneBuilder, body: Body, q: dict, *, friction: float, limits
             b.contact(pt, ground, friction=friction, restitution=0.0, name=f"{where}_{s}")
         for j, name in zip((jh, jk, ja), JOINTS):
             motors[f"{name}_{s}"] = b.actuator(j, name=f"{name}_{s}_motor", limit=limits[name])
-    return motors
+    return motors, bodies
 
 
 def standing_biped7(mass=70.0, height=1.75, hip_height=0.88, stance=0.15, lead=0.04, W=3000.0, T=150.0,
@@ -223,7 +225,7 @@ def standing_biped7(mass=70.0, height=1.75, hip_height=0.88, stance=0.15, lead=0
         f"mass {lead:g} m toward the left, front foot) with W = {W:g} N·m/rad, T = {T:g} N·m·s/rad and the "
         f"desired reactions of the static split (W3.6), each foot's centre of pressure midway between "
         f"heel and toe. The torso starts turning at {spin:g} rad/s."))
-    motors = biped_model(b, body, q, friction=friction, v0={"theta": spin} if spin else None)
+    motors, _bodies = biped_model(b, body, q, friction=friction, v0={"theta": spin} if spin else None)
     _forces, r = desired_reactions(body, q)
     posture = {k: v for k, v in q.items() if k not in ("base.x", "base.theta")}
     order = [f"{j}_{s}" for s in SIDES for j in JOINTS]
@@ -234,30 +236,39 @@ def standing_biped7(mass=70.0, height=1.75, hip_height=0.88, stance=0.15, lead=0
 
 
 # SIMBICON's walking gait (Yin et al. 2007, Table 1) as tuned for this body: [lift, land] per state
-GAIT = dict(swing_time=0.3, kp=[300.0, 300.0, 300.0], kd=[30.0, 30.0, 30.0], torso_kp=1000.0, torso_kd=100.0,
-            torso_angle=0.0, swing_hip=[0.5, -0.1], cd=[0.0, 2.2], cv=[0.2, 0.0], swing_knee=[-1.1, -0.05],
+GAIT = dict(swing_time=0.3, kp=[300.0, 300.0, 300.0], kd=[30.0, 30.0, 30.0], torso_kp=2000.0, torso_kd=200.0,
+            torso_angle=-0.1, swing_hip=[0.5, -0.1], cd=[0.0, 2.2], cv=[0.2, 0.0], swing_knee=[-1.1, -0.05],
             swing_ankle=[0.2, 0.2], stance_knee=[-0.05, -0.1], stance_ankle=[0.0, 0.0])
 
 
-def walking_biped(mass=70.0, height=1.75, slope_deg=0.0, speed=0.6, friction=0.8, duration=20.0,
-                  name="Biped walking (SIMBICON)", **gait):
+def walking_biped(mass=70.0, height=1.75, slope_deg=0.0, speed=0.6, friction=0.8, duration=20.0, push=(30.0, 0.0),
+                  push_time=10.0, dt=2e-3, name="Biped walking (SIMBICON)", **gait):
     """The 7-link biped walking under the SIMBICON law (nsgui/engine/control/simbicon.py) on a ground
     rising by `slope_deg` degrees, started on its left foot with the right one behind, moving forward at
-    `speed` m/s. `gait` overrides entries of GAIT."""
+    `speed` m/s; `push` (N·s, world frame) is applied to the torso's centre of mass at `push_time` (none
+    if zero). `gait` overrides entries of GAIT."""
     body = Body(mass, height)
     q = standing_posture(body, 0.86, 0.12, 0.1)
     params = dict(GAIT, **gait)
     slope = math.radians(slope_deg)
+    # on a slope, lift the robot so that no heel or toe starts below the ground (y = x tan(slope))
+    pts = posture_points(body, q)
+    q["base.y"] += max(0.0, max(pts[f"{p}_{s}"][0] * math.tan(slope) - pts[f"{p}_{s}"][1]
+                                for p in ("heel", "toe") for s in SIDES))
     b = SceneBuilder(name, description=(
         f"The 7-link biped of docs/walking.md §3 ({mass:g} kg, {height:g} m, Winter's proportions) walking "
         f"under SIMBICON (Yin, Loken, van de Panne 2007): a four-state machine of swing and stance, the torso "
         f"held upright by the stance hip, the swing hip placed with balance feedback; on a ground sloping "
-        f"{slope_deg:g}°, friction {friction:g}. It starts on its left foot at {speed:g} m/s."))
-    motors = biped_model(b, body, q, friction=friction, slope=slope, v0={"x": speed})
+        f"{slope_deg:g}°, friction {friction:g}. It starts on its left foot at {speed:g} m/s"
+        + (f"; at {push_time:g} s its torso is pushed by ({push[0]:g}, {push[1]:g}) N·s." if any(push) else ".")))
+    motors, bodies = biped_model(b, body, q, friction=friction, slope=slope, v0={"x": speed})
     order = [f"{j}_{s}" for s in SIDES for j in JOINTS]
     b.controller("simbicon", [motors[k] for k in order], name="walk", torso="torso", feet=["foot_l", "foot_r"],
                  **params)
-    b.settings(dt=1e-3, duration=duration, projection=False)
+    b.walker(bodies["torso"], [bodies["foot_l"], bodies["foot_r"]])
+    if any(push):
+        b.impulse(bodies["torso"], list(push), time=push_time, point=(0.0, body.hat[2]), name="push")
+    b.settings(dt=dt, duration=duration, projection=False)
     return b.build()
 
 

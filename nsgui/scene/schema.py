@@ -335,6 +335,13 @@ FORCE.register("force", [
     _vec("point", unit="m", help="application point in the body frame"),
     _vec("force", required=True, unit="N", doc_type="[fx, fy]", help="in the world frame"),
 ], help="a constant force fixed in the world frame, applied at a point of a body (booked as potential energy)")
+FORCE.register("impulse", [
+    Field("body", "string", required=True, init=None, doc_type="body name", help='not `"world"`'),
+    _vec("point", unit="m", help="application point in the body frame"),
+    _vec("impulse", required=True, unit="N·s", doc_type="[Px, Py]", help="the percussion, in the world frame"),
+    _num("time", ge=0, unit="s", help="when: at the start of the step nearest it"),
+], help="a push: a percussion applied to a point of a body at one instant (a velocity jump M Δv = Jᵀ P; "
+        "its kinetic energy is booked with the energy balance's origin)")
 
 # Controllers: the types and their parameters are declared in controller_types.py (imported below)
 TRAJECTORY = TypedSpec("Trajectory", [
@@ -393,6 +400,15 @@ SETTINGS = ObjectSpec("Settings", [
                "`never` stops the run with an error naming the time and the contact"),
 ])
 
+WALKER = ObjectSpec("Walker", [
+    Field("torso", "string", required=True, init="", doc_type="body name",
+          help="its frame's travel along the ground is the distance walked; below `fallen_height` it has fallen"),
+    Field("feet", "names", required=True, init=None, doc_type="[body names]",
+          help="the bodies whose contacts are the feet: a foot landing after a lift-off is a step"),
+    _num("fallen_height", 0.5, gt=0, unit="m",
+         help="the walker has fallen once its torso's frame comes below this height above the ground"),
+], label="walker", help="what the walker metrics read (steps, distance, mean speed, fallen; docs/walking.md §3)")
+
 SCENE = ObjectSpec("Scene", [
     Field("format", "const", default=FORMAT_TAG, required=True, init=FORMAT_TAG, help="file type tag"),
     Field("version", "integer", default=VERSION, required=True, init=VERSION,
@@ -410,6 +426,8 @@ SCENE = ObjectSpec("Scene", [
     Field("actuators", "list", default=[], of="Actuator", help="joint actuators with their controllers"),
     Field("controllers", "list", default=[], of="ControllerBlock",
           help="controllers driving groups of actuators (docs/controllers.md)"),
+    Field("walker", "object", nullable=True, default=None, of="Walker",
+          help="a walker's torso and feet, for the walker metrics; null: not a walker"),
     Field("initial", "object", default={}, of="Initial", help="initial coordinates and velocities"),
     Field("settings", "object", default={}, of="Settings", help="simulation settings"),
 ], help="the top level of a scene file")
@@ -417,11 +435,11 @@ SCENE = ObjectSpec("Scene", [
 # every spec by name, nested ones first (the order the dataclasses are made in)
 SPECS: dict[str, ObjectSpec] = {s.name: s for s in (
     SHAPE, BODY, JOINT_LIMITS, JOINT, OBSTACLE, SHAPE_REF, POINT_REF, CONTACT_SWITCH, CONTACT, LOOP, FORCE, TRAJECTORY, CONTROLLER,
-    ACTUATOR, CONTROLLER_BLOCK, INITIAL, SETTINGS, SCENE)}
+    ACTUATOR, CONTROLLER_BLOCK, INITIAL, SETTINGS, WALKER, SCENE)}
 
 __all__ = ["Field", "FieldList", "ObjectSpec", "TypedSpec", "TypeSpec", "SPECS", "FORMAT_TAG", "VERSION", "SCENE", "BODY",
            "SHAPE", "JOINT", "JOINT_LIMITS", "OBSTACLE", "SHAPE_REF", "CONTACT", "CONTACT_SWITCH", "POINT_REF", "LOOP", "FORCE", "CONTROLLER",
-           "TRAJECTORY", "CONTROLLER_BLOCK", "ACTUATOR", "INITIAL", "SETTINGS", "MAX_MAGNITUDE", "MIN_DT", "MAX_DURATION", "MAX_STEPS", "MIN_TOLERANCE",
+           "TRAJECTORY", "CONTROLLER_BLOCK", "ACTUATOR", "INITIAL", "SETTINGS", "WALKER", "MAX_MAGNITUDE", "MIN_DT", "MAX_DURATION", "MAX_STEPS", "MIN_TOLERANCE",
            "MAX_ITERATIONS", "MAX_IMPACT_THRESHOLD"]
 
 # the controller and trajectory types register themselves (before nsgui.scene.model builds the dataclasses)

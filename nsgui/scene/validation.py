@@ -17,7 +17,7 @@ import numpy as np
 
 from .controller_types import PER_ACTUATOR
 from .mass_properties import body_mass_properties
-from .schema import (ACTUATOR, BODY, CONTACT, CONTACT_SWITCH, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS, LOOP,
+from .schema import (WALKER, ACTUATOR, BODY, CONTACT, CONTACT_SWITCH, CONTROLLER, CONTROLLER_BLOCK, FORCE, TRAJECTORY, FORMAT_TAG, INITIAL, JOINT, JOINT_LIMITS, LOOP,
                      MAX_ITERATIONS, MAX_MAGNITUDE, MAX_STEPS, MIN_TOLERANCE, OBSTACLE, POINT_REF, SCENE, SETTINGS,
                      SHAPE, SHAPE_REF, SPECS, VERSION)
 
@@ -576,6 +576,7 @@ _OBJECT_CHECKS = {
     "PointRef": _check_plain(POINT_REF), "LoopJoint": _check_plain(LOOP), "ContactSwitch": _check_plain(CONTACT_SWITCH), "ForceElement": _check_force, "Controller": _check_controller,
     "Trajectory": _check_trajectory, "ControllerBlock": _check_controller_block,
     "Actuator": _check_plain(ACTUATOR), "Initial": _check_initial, "Settings": _check_settings,
+    "Walker": _check_plain(WALKER),
 }
 assert set(_OBJECT_CHECKS) == set(SPECS) - {"Scene"}
 
@@ -738,8 +739,16 @@ def _cross_check(c: _Checker, s: dict) -> None:
                     c.add(f"{p}.{end}.body", f"no body named {_short(ref['body'])}")
         elif f["type"] == "joint_spring" and f["joint"] is not None:
             _resolve_coordinate(c, f["joint"], f"{p}.joint", coords, joint_by_name)
-        elif f["type"] == "force" and f["body"] is not None and f["body"] not in bodies:
+        elif f["type"] in ("force", "impulse") and f["body"] is not None and f["body"] not in bodies:
             c.add(f"{p}.body", f"no body named {_short(f['body'])}")
+
+    # walker
+    w = s.get("walker")
+    if w:
+        for key, names in (("torso", [w["torso"]]), ("feet", w["feet"] or [])):
+            for k, name in enumerate(names):
+                if name is not None and name not in bodies:
+                    c.add(f"walker.{key}" + (f"[{k}]" if key == "feet" else ""), f"no body named {_short(name)}")
 
     # actuators
     for i, a in enumerate(s["actuators"]):

@@ -13,9 +13,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from nsgui.scene import save_scene  # noqa: E402
-from nsgui.scene.planar_biped import standing_biped7  # noqa: E402
+from nsgui.scene.planar_biped import standing_biped7, walking_biped  # noqa: E402
 
-SCENES = {"biped_standing.json": standing_biped7}
+SCENES = {"biped_standing.json": standing_biped7, "biped.json": walking_biped}
 
 if __name__ == "__main__":
     for name, build in SCENES.items():

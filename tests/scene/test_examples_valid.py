@@ -12,7 +12,7 @@ import pytest
 from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scene_to_dict, validate_scene
 
 SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
-EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped_point_feet", "biped_standing", "bouncing_ball",
+EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped", "biped_point_feet", "biped_standing", "bouncing_ball",
             "compass_gait", "default",
             "double_pendulum_wall", "falling_rod", "four_bar", "manipulator_on_surface", "newtons_cradle",
             "rimless_wheel", "rocking_block", "slider_crank",
