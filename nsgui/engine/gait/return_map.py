@@ -48,7 +48,7 @@ class Step:
     x: np.ndarray                # section coordinates after the step (renamed: same feet roles)
     period: float                # s: time from strike to strike
     step_length: float           # m: distance between the two stance feet, along the ground
-    impact_loss: float           # J: kinetic energy the strike took
+    impact_loss: float           # J: kinetic energy the step's impacts took (the events' energy_lost)
     potential_drop: float        # J: potential energy lost over the step
     energy_change: float         # J: total mechanical energy after - before (= -impact_loss ideally)
     struck: str                  # the contact that struck
@@ -119,13 +119,14 @@ class ReturnMap:
         sim, m = self.sim, self.model
         cands = self._candidates(stance)
         names = m.contact_names
-        kept = []
+        kept, lost = [], 0.0   # lost: kinetic energy the impacts of the step took (J)
         t_end = sim.t + self.max_step_time
         while sim.t < t_end:
             before = sim.get_state()
             rows = sim.run(CHUNK, record=record)
-            hit = [e for e in sim.pop_events() if e.kind == "impact" and names.index(e.name) in cands]
-            if not hit:
+            events = sim.pop_events()
+            if not self._strikes(events, cands):
+                lost += self._lost(events)
                 if record:
                     kept.append(rows)
                 continue
@@ -133,9 +134,11 @@ class ReturnMap:
             while True:
                 before = sim.get_state()
                 row = sim.run(1, record=record)
-                hit = [e for e in sim.pop_events() if e.kind == "impact" and names.index(e.name) in cands]
+                events = sim.pop_events()
+                hit = self._strikes(events, cands)
                 if hit:
                     break
+                lost += self._lost(events)
                 if record:
                     kept.append(row)
             t_hit, struck = hit[0].t, names.index(hit[0].name)
@@ -147,11 +150,20 @@ class ReturnMap:
                 row = sim.run(1, record=True)
             finally:
                 fs[codes.FS_H] = h
-            sim.pop_events()
+            lost += self._lost(sim.pop_events())
             if record:
                 kept.append(row)
+            self.step_impact_loss = lost
             return sim.get_state(), struck, t_hit, (np.vstack(kept) if record else None)
         return None, None, None, None
+
+    def _strikes(self, events, cands):
+        names = self.model.contact_names
+        return [e for e in events if e.kind == "impact" and names.index(e.name) in cands]
+
+    @staticmethod
+    def _lost(events):
+        return sum(e.energy_lost for e in events if e.kind == "impact" and np.isfinite(e.energy_lost))
 
     # ---------------------------------------------------------------- the map
     def full_state(self, x):
@@ -184,7 +196,7 @@ class ReturnMap:
         e1 = sim.signals()
         q1, v1 = sec.relabel(end.q, end.v, struck)
         return Step(x=sec.coordinates(q1, v1), period=t_hit, step_length=float(np.hypot(*(pa1[struck] - pa0[sec.stance]))),
-                    impact_loss=e1["energy.impact"] - e0["energy.impact"],
+                    impact_loss=self.step_impact_loss,
                     potential_drop=e0["energy.potential"] - e1["energy.potential"],
                     energy_change=e1["energy.total"] - e0["energy.total"],
                     struck=m.contact_names[struck], rows=rows)
