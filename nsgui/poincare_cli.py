@@ -76,10 +76,12 @@ def poincare_main(argv):
         text = "; ".join(str(p) for p in problems) if problems else str(e)
         return _fail(f"invalid scene {args.scene}: {text}")
     from nsgui.engine.gait import GaitError, SectionEvent
-    from nsgui.engine.gait.analysis import analyse, parse_sweep, sweep
+    from nsgui.engine.gait.analysis import analyse, parameter_value, parse_sweep, sweep
     try:
         section = SectionEvent.parse(args.section)
         swept = parse_sweep(args.sweep) if args.sweep else None
+        if swept:
+            parameter_value(scene, swept[0])   # a bad path is refused before any run
         out, P, _fp = analyse(scene, section)
         for line in report_lines(out):
             print(line)
@@ -88,6 +90,9 @@ def poincare_main(argv):
 
             def progress(fraction, entry):
                 v = entry
+                if "error" in v:
+                    print(f"  {param} = {v['value']:.6g}: {v['error']} (the branch stops here)", flush=True)
+                    return
                 print(f"  {param} = {v['value']:.6g}: " + ", ".join(f"{x:.8g}" for x in v["fixed_point"].values())
                       + f"  |λ| max {max(v['moduli']):.4g} ({v['verdict']})"
                       + ("  + period-2 gait" if "period2" in v else ""), flush=True)
@@ -96,7 +101,8 @@ def poincare_main(argv):
             out["sweep"] = result["sweep"]
             out["bifurcations"] = result["bifurcations"]
             for b in result["bifurcations"]:
-                print(f"bifurcation: {b['kind']} at {param} = {b['value']:.6g} ({b['direction']})")
+                of = f" of the {b['of']}" if "of" in b else ""
+                print(f"bifurcation{of}: {b['kind']} at {param} = {b['value']:.6g} ({b['direction']})")
             if not result["bifurcations"]:
                 print("no crossing of |λ| = 1 in the sweep")
     except GaitError as e:

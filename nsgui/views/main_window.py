@@ -72,6 +72,9 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.view3d = View3D(self.controller)
         self.tabs.addTab(self.view3d, "3D view")
+        from nsgui.views.gait_panel import GaitPanel
+        self.gait_panel = GaitPanel(self._scene_for_analysis)
+        self.tabs.addTab(self.gait_panel, "Gait analysis")
         self.setCentralWidget(self.tabs)
 
         self.messages = MessagesPanel()
@@ -282,6 +285,8 @@ class MainWindow(QMainWindow):
         v.addAction(self.act_trails)
         v.addAction("Trail points…", self.choose_trail_points)
         v.addSeparator()
+        v.addAction("Gait analysis", lambda: self.tabs.setCurrentWidget(self.gait_panel))
+        v.addSeparator()
         v.addAction("Reset layout", lambda: self._restore_layout(self._default_state))
         s = self.menus["Simulation"] = mb.addMenu("&Simulation")
         for a in (self.act_play, self.act_step, self.act_back, self.act_reset, self.act_resume,
@@ -311,6 +316,14 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(text.splitlines()[0], 8000)
             if level == "error":
                 self.docks["Messages"].raise_()
+
+    def _scene_for_analysis(self):
+        """The document's scene as a dict for the Gait analysis panel (ValueError naming a problem)."""
+        from nsgui.scene import scene_to_dict
+        problems = self.document.problems()
+        if problems:
+            raise ValueError(f"the scene has problems: {problems[0]}")
+        return scene_to_dict(self.document.scene)
 
     def _refuse(self, title, reasons):
         text = f"{title}:\n" + "\n".join(f"• {r}" for r in reasons)
@@ -403,6 +416,7 @@ class MainWindow(QMainWindow):
         if new_document:
             if self.controller.previous is not None:  # even if the new scene cannot run yet
                 self.controller.discard_previous()
+            self.gait_panel.clear()  # its results were another scene's
             self._ask_code = False  # opening runs no code: Play asks
             try:
                 self.reset_simulation()
@@ -770,6 +784,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_settings()
+        self.gait_panel.stop()
         self.controller.shutdown()
         gc.unfreeze()  # what was frozen with this window can be collected again
         super().closeEvent(event)

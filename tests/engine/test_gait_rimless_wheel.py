@@ -104,3 +104,29 @@ def test_cli_json_keys(tmp_path, capsys):
     assert "stable" in capsys.readouterr().out
     assert poincare_main([str(example_path("rimless_wheel")), "--section", "impact:nope"]) == 2
     assert "no contact named 'nope'" in capsys.readouterr().err
+
+
+def test_sweep_of_the_slope_follows_the_closed_form(tmp_path):
+    from nsgui.poincare_cli import poincare_main
+    scene = wheel()
+    g0 = parameters(scene)["slope"]
+    out = tmp_path / "sweep.json"
+    spec = f"slope={g0 * 0.9}:{g0 * 1.3}:3"
+    assert poincare_main([str(example_path("rimless_wheel")), "--sweep", spec, "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [e["value"] for e in data["sweep"]] == pytest.approx([g0 * 0.9, g0 * 1.1, g0 * 1.3])
+    for e in data["sweep"]:
+        p = parameters(with_parameter(scene, "slope", e["value"]))
+        assert e["fixed_point"]["v.wheel.theta"] == pytest.approx(-p["r"] * math.sqrt(p["drop"] / (1 - p["r"] ** 2)), rel=1e-9)
+        assert e["eigenvalues"][0][0] == pytest.approx(p["r"] ** 2, abs=1e-6)   # DP does not depend on the slope
+        for key in ("residual", "period", "step_length", "mean_speed", "stable"):
+            assert key in e
+    assert data["bifurcations"] == []   # |λ| = r² < 1 at every slope
+
+
+def test_bad_sweep_paths_are_one_line_errors(capsys):
+    from nsgui.poincare_cli import poincare_main
+    path = str(example_path("rimless_wheel"))
+    assert poincare_main([path, "--sweep", "bodies[nope].mass=1:2:3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bodies[nope]" in err

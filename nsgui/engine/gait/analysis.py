@@ -128,29 +128,33 @@ def analyse(scene, section=None, iterates=0, cycle=False, P=None, x0=None):
 
 
 def limit_cycle(P, x, steps=1):
-    """Body angles and rates over `steps` steps from x, with the jump at each strike: {"bodies":
-    names, "t", "angle" [nb][rows], "rate", "jumps": [(body, angle_pre, rate_pre, angle_post,
-    rate_post)]} — the strike maps each body's end onto the body that takes its place."""
+    """Body angles and rates over `steps` steps from x: {"bodies": names, "t", "angle" [nb][rows],
+    "rate" (the motion up to each strike), "jumps": [{"t", "pre", "post", "start"}]}: each as
+    [angles, rates] of every body just before the strike, just after it, and renamed as the next
+    step starts (the compass gait's legs swap, the rimless wheel turns back by 2α)."""
     m, sec = P.model, P.section
+    lay = m.layout
     t_all, ang_all, omg_all, jumps = [], [], [], []
     t0 = 0.0
+
+    def bodies(q, v):
+        k = m._kin(q, v)
+        return k.ang.copy(), k.omg.copy()
     for _ in range(steps):
         s = P.step(x, record=True)
         rows = s.rows
-        lay = m.layout
         q0, v0 = sec.state(x)
-        qs = np.vstack([q0, rows[:, lay.q:lay.q + m.nq]])
-        vs = np.vstack([v0, rows[:, lay.v:lay.v + m.nq]])
-        ts = np.concatenate([[0.0], rows[:, 0]]) + t0
-        kins = [m._kin(q, v) for q, v in zip(qs, vs)]
+        qs = np.vstack([q0, rows[:-1, lay.q:lay.q + m.nq]])
+        vs = np.vstack([v0, rows[:-1, lay.v:lay.v + m.nq]])
+        ts = np.concatenate([[0.0], rows[:-1, 0]]) + t0
+        kin = [bodies(q, v) for q, v in zip(qs, vs)]
         t_all.append(ts)
-        ang_all.append(np.array([k.ang for k in kins]))
-        omg_all.append(np.array([k.omg for k in kins]))
-        q1, v1 = sec.state(s.x)
-        k1 = m._kin(q1, v1)
-        pre_a, pre_w = ang_all[-1][-1], omg_all[-1][-1]
-        jumps.append({"t": float(ts[-1]), "pre": [pre_a.tolist(), pre_w.tolist()],
-                      "post": [k1.ang.tolist(), k1.omg.tolist()]})
+        ang_all.append(np.array([a for a, _w in kin]))
+        omg_all.append(np.array([w for _a, w in kin]))
+        post = bodies(rows[-1, lay.q:lay.q + m.nq], rows[-1, lay.v:lay.v + m.nq])
+        start = bodies(*sec.state(s.x))
+        jumps.append({"t": float(ts[-1]), "pre": [kin[-1][0].tolist(), kin[-1][1].tolist()],
+                      "post": [post[0].tolist(), post[1].tolist()], "start": [start[0].tolist(), start[1].tolist()]})
         t0 = ts[-1]
         x = s.x
     return {"bodies": list(m.body_names), "t": np.concatenate(t_all).tolist(),
@@ -176,53 +180,76 @@ def _map_at(scene, path, value, prev: ReturnMap | None, section):
     return P
 
 
-def sweep(scene, path, values, section=None, progress=None, refine=True):
-    """Continue the fixed point along `path` over `values`; locate where max |λ| crosses 1 and the
-    kind of crossing; after a period doubling, follow the period-2 gait. Returns the JSON dict."""
-    parameter_value(scene, path)  # a clear message for a bad path before any run
-    entries, maps, fps = [], [], []
-    prev, x_prev, x_prev2 = None, None, None
-    period2 = None   # (x of the period-2 gait) once found
+def sweep(scene, path, values, section=None, progress=None, refine=True, cycles=False):
+    """Continue the fixed point along `path` over `values`, from the scene's own gait outward (the
+    values above the scene's parameter upward, those below downward); locate where max |λ| crosses 1
+    and the kind of crossing; after a period doubling, follow the period-2 gait on the unstable side.
+    A value where Newton fails ends its branch with an entry {"value", "error"}. Returns the JSON
+    dict; `cycles`: the first period-2 gait found also gets its limit cycle over its two steps."""
+    base = parameter_value(scene, path)   # a clear message for a bad path before any run
+    values = sorted(float(v) for v in values)
+    P0 = ReturnMap(scene, section)
+    fp0 = newton(P0, P0.x0, describe=lambda x: f"{path} = {base:g}, {P0.section.describe(x)}")
+    done = {}   # value -> (entry, P, fp)
+    total = len(values)
+    for branch in ([v for v in values if v >= base], [v for v in reversed(values) if v < base]):
+        prev, xs = P0, [fp0.x]
+        for value in branch:
+            guess = 2 * xs[-1] - xs[-2] if len(xs) > 1 else xs[-1]   # secant predictor
+            try:
+                P = _map_at(scene, path, value, prev, section)
+                fp = newton(P, guess, describe=lambda x, P=P, v=value: f"{path} = {v:g}, {P.section.describe(x)}")
+            except GaitError as e:
+                done[value] = ({"parameter": path, "value": value, "error": str(e)}, None, None)
+                if progress is not None:
+                    progress(len(done) / total, done[value][0])
+                break
+            entry = {"parameter": path, "value": value}
+            entry.update(summarize(P, fp))
+            done[value] = (entry, P, fp)
+            prev = P
+            xs.append(fp.x)
+            if progress is not None and progress(len(done) / total, entry) is False:
+                break
+    ordered = [done[v] for v in sorted(done)]
+    entries = [e for e, _P, _fp in ordered]
     bifurcations = []
-    for i, value in enumerate(values):
-        P = _map_at(scene, path, value, prev, section)
-        if x_prev is None:
-            guess = P.x0
-        elif x_prev2 is not None:
-            guess = 2 * x_prev - x_prev2   # secant predictor
-        else:
-            guess = x_prev
-        try:
-            fp = newton(P, guess, describe=lambda x, P=P, v=value: f"{path} = {v:g}, {P.section.describe(x)}")
-        except GaitError as e:
-            raise GaitError(f"--sweep {path} = {value:g}: {e}") from None
-        entry = {"parameter": path, "value": float(value)}
-        entry.update(summarize(P, fp))
-        if bifurcations and bifurcations[-1]["kind"] == "period doubling" or period2 is not None:
-            p2 = _period_two(P, fp, period2)
-            if p2 is not None:
-                period2, summary = p2
-                entry["period2"] = summary
-        entries.append(entry)
-        maps.append(P)
-        fps.append(fp)
-        if i > 0:
-            a, b = max(fps[-2].moduli), max(fps[-1].moduli)
-            if (a - 1.0) * (b - 1.0) < 0.0:
-                where = _locate(scene, path, values[i - 1], value, a, b, P, fps[-1].x, section) if refine else \
-                    values[i - 1] + (1.0 - a) / (b - a) * (value - values[i - 1])
-                kind = _crossing_kind(fps[-1].eigenvalues if b > a else fps[-2].eigenvalues)
-                bifurcations.append({"value": float(where), "kind": kind,
-                                     "direction": "loses stability" if b > a else "gains stability"})
-                if kind == "period doubling" and b > a and "period2" not in entry:
-                    p2 = _period_two(P, fp, None)
-                    if p2 is not None:
-                        period2, entry["period2"] = p2
-        x_prev2, x_prev, prev = x_prev, fp.x, P
-        if progress is not None and progress((i + 1) / len(values), entry) is False:
-            break
-    return {"parameter": path, "values": [float(v) for v in values], "sweep": entries,
-            "bifurcations": bifurcations, "names": maps[0].names if maps else []}
+    for (e0, P0_, f0), (e1, P1, f1) in zip(ordered, ordered[1:]):
+        if f0 is None or f1 is None:
+            continue
+        a, b = max(f0.moduli), max(f1.moduli)
+        if (a - 1.0) * (b - 1.0) >= 0.0:
+            continue
+        where = (_locate(scene, path, e0["value"], e1["value"], a, b, P1, f1.x, section) if refine
+                 else e0["value"] + (1.0 - a) / (b - a) * (e1["value"] - e0["value"]))
+        kind = _crossing_kind(f1.eigenvalues if b > a else f0.eigenvalues)
+        bifurcations.append({"value": float(where), "kind": kind,
+                             "direction": "loses stability" if b > a else "gains stability"})
+        if kind == "period doubling":
+            # the period-2 gait lives where the period-1 gait is unstable: follow it from the crossing
+            side = ordered[ordered.index((e1, P1, f1)):] if b > a else ordered[:ordered.index((e0, P0_, f0)) + 1][::-1]
+            guess = None
+            for entry, P, fp in side:
+                if fp is None or fp.stable:
+                    break
+                p2 = _period_two(P, fp, guess)
+                if p2 is None:
+                    break
+                guess, entry["period2"] = p2
+                if cycles and not any("cycle" in e.get("period2", {}) for e in entries):
+                    entry["period2"]["cycle"] = limit_cycle(P, guess, steps=2)
+    # the period-2 gait's own crossings (its next period doubling), between sweep values
+    with2 = [e for e in entries if "period2" in e]
+    for e0, e1 in zip(with2, with2[1:]):
+        a, b = max(e0["period2"]["moduli"]), max(e1["period2"]["moduli"])
+        if (a - 1.0) * (b - 1.0) < 0.0:
+            eig = np.array(e1["period2"]["eigenvalues"] if b > a else e0["period2"]["eigenvalues"])
+            bifurcations.append({"value": e0["value"] + (1.0 - a) / (b - a) * (e1["value"] - e0["value"]),
+                                 "kind": _crossing_kind(eig[:, 0] + 1j * eig[:, 1]), "of": "period-2 gait",
+                                 "direction": "loses stability" if b > a else "gains stability",
+                                 "located": "linear interpolation between sweep values"})
+    return {"parameter": path, "values": values, "sweep": entries, "bifurcations": bifurcations,
+            "names": P0.names, "base_value": base}
 
 
 def _locate(scene, path, v0, v1, a, b, P1, x1, section):

@@ -52,7 +52,9 @@ class Step:
     potential_drop: float        # J: potential energy lost over the step
     energy_change: float         # J: total mechanical energy after - before (= -impact_loss ideally)
     struck: str                  # the contact that struck
-    rows: np.ndarray = field(default=None, repr=False)   # (t, q, v) rows of the step, if asked
+    # the signal rows of the step, if asked: on the grid of dt from the section, then the rows just
+    # before the strike (at its time) and just after it (EPSILON later)
+    rows: np.ndarray = field(default=None, repr=False)
 
 
 def walker_scene(scene):
@@ -146,7 +148,12 @@ class ReturnMap:
             fs = m.arrays.fs
             h = fs[codes.FS_H]
             try:
-                fs[codes.FS_H] = t_hit + EPSILON - before.t
+                if record:  # the row right before the strike (at its time: the impact waits for the next step)
+                    fs[codes.FS_H] = t_hit - before.t
+                    kept.append(sim.run(1, record=True))
+                    fs[codes.FS_H] = EPSILON
+                else:
+                    fs[codes.FS_H] = t_hit + EPSILON - before.t
                 row = sim.run(1, record=True)
             finally:
                 fs[codes.FS_H] = h
