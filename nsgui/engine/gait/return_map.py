@@ -93,10 +93,29 @@ class ReturnMap:
         self._forward = np.sign((pa[stance] - pa[trailing]) @ tangent) or 1.0
 
     # ---------------------------------------------------------------- the section's origin
+    def _on_section(self):
+        """(stance, trailing) if the scene starts just after a strike (one foot touching with zero
+        velocity, another touching and leaving), else None."""
+        m, q, v = self.model, self.sim.q, self.sim.v
+        gap, _pa, _n = m.contact_frames(q)
+        HN, HT = m.contact_jacobians(q)
+        speed = max(1.0, float(np.abs(v).max()))
+        touching = [c for c in range(m.ncontacts) if abs(gap[c]) <= 1e-9]
+        stance = [c for c in touching if abs(HN[c] @ v) <= 1e-9 * speed and abs(HT[c] @ v) <= 1e-9 * speed
+                  and (self.event.contacts is None or m.contact_names[c] in self.event.contacts)]
+        trailing = [c for c in touching if c not in stance and HN[c] @ v >= 0.0]
+        if len(stance) == 1 and len(trailing) == 1:
+            return stance[0], trailing[0]
+        return None
+
     def _first_strike(self):
-        """Run the scene from its initial state to its first heel strike: (state, stance, trailing)."""
+        """The section's origin: the scene's initial state if it starts just after a strike, else the
+        state just after its first heel strike: (state, stance, trailing)."""
         m = self.model
         self.sim.reset()
+        roles = self._on_section()
+        if roles is not None:
+            return self.sim.get_state(), roles[0], roles[1]
         gap0, _pa, _n = m.contact_frames(self.sim.q)
         # the stance foot at the start: the closest to the ground
         start_stance = int(np.argmin(gap0))

@@ -11,7 +11,9 @@ rates (walking.md §7.3).
 After a step the roles have moved on (the struck foot is the new stance foot): `relabel` renames the
 walker so that the struck foot plays the part of `stance` again — a permutation of the bodies
 (the compass gait's legs swap) and a turn of a body's frame (the rimless wheel's next spoke) — and
-solves the joint coordinates that put the bodies where they are.
+solves the joint coordinates that put the bodies where they are. The renamed state must be the same
+motion of the same masses (centre of mass, kinetic energy, angular momentum), which allows a point
+mass on a joint to ride on either body (the compass gait's hip mass).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import math
 import numpy as np
 
 from ...scene.geometry import rot
+from ..codes import BF_INERTIA as BF_I, BF_MASS as BF_M
 
 
 class GaitError(ValueError):
@@ -161,29 +164,45 @@ class Section:
         if sorted(sigma.values()) != list(range(m.nbodies)):
             raise GaitError("the walker is not symmetric: the feet's bodies cannot be swapped "
                             f"({m.body_names[bn]} -> {m.body_names[bs]} -> {m.body_names[bt]})")
-        self._check_alike(sigma, delta)
         kin = m._kin(q, v)
         target = np.zeros((m.nbodies, 3))
         twist = np.zeros((m.nbodies, 3))
         for b, dst in sigma.items():
             target[dst] = (*kin.pos[b], kin.ang[b] + delta.get(b, 0.0))
             twist[dst] = (*kin.vel[b], kin.omg[b])
-        return self._solve_joints(target, twist, struck)
+        q1, v1 = self._solve_joints(target, twist, struck)
+        self._check_same_motion(q, v, q1, v1, struck)
+        return q1, v1
 
-    def _check_alike(self, sigma, delta):
-        """Bodies that swap places must be the same body (mass, inertia, centre of mass)."""
-        bf = self.model.arrays.bf
-        from ..codes import BF_COMX, BF_COMY, BF_INERTIA as BF_I, BF_MASS as BF_M
-        for b, dst in sigma.items():
-            if b == dst:
-                continue
-            com_b = rot(-delta.get(b, 0.0)) @ bf[b, BF_COMX:BF_COMY + 1]
-            if (abs(bf[b, BF_M] - bf[dst, BF_M]) > 1e-9 * max(1.0, bf[b, BF_M])
-                    or abs(bf[b, BF_I] - bf[dst, BF_I]) > 1e-9 * max(1.0, bf[b, BF_I])
-                    or np.abs(com_b - bf[dst, BF_COMX:BF_COMY + 1]).max() > 1e-9):
-                names = self.model.body_names
-                raise GaitError(f"the walker is not symmetric: bodies '{names[b]}' and '{names[dst]}' "
-                                "swap places at a step but differ (mass, inertia or centre of mass)")
+    def _check_same_motion(self, q, v, q1, v1, struck):
+        """The renamed state must be the same motion of the same masses: the walker's centre of mass,
+        its velocity, its kinetic energy and its angular momentum about the centre of mass agree.
+        (A point mass on a joint may belong to either body: the compass gait's hip mass rides on one
+        leg.) Else the walker is not symmetric under the renaming: GaitError."""
+        a, b = self._mass_figures(q, v), self._mass_figures(q1, v1)
+        scale = max(1.0, float(np.abs(a).max()))
+        if np.abs(a - b).max() > 1e-8 * scale:
+            m = self.model
+            raise GaitError("the walker is not symmetric: after the strike at "
+                            f"'{m.contact_names[struck]}' its renamed bodies carry other masses "
+                            f"(centre of mass, kinetic energy or angular momentum differ by "
+                            f"{np.abs(a - b).max():.2e})")
+
+    def _mass_figures(self, q, v):
+        m = self.model
+        kin = m._kin(q, v)
+        masses = m.arrays.bf[:, BF_M]
+        inertia = m.arrays.bf[:, BF_I]
+        coms = m.com_positions(q)
+        vcom = np.array([kin.vel[b] + kin.omg[b] * np.array([-(coms[b] - kin.pos[b])[1], (coms[b] - kin.pos[b])[0]])
+                         for b in range(m.nbodies)])
+        total = masses.sum()
+        G = masses @ coms / total
+        VG = masses @ vcom / total
+        ke = 0.5 * v @ m.mass_matrix(q) @ v
+        rel, vrel = coms - G, vcom - VG
+        L = float(np.sum(masses * (rel[:, 0] * vrel[:, 1] - rel[:, 1] * vrel[:, 0])) + inertia @ kin.omg)
+        return np.array([*G, *VG, ke, L])
 
     def _solve_joints(self, target, twist, struck):
         """Joint coordinates and rates putting every body at `target` with `twist` (Gauss–Newton on the
