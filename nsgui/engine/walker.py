@@ -9,8 +9,8 @@ Definitions, on recorded signals:
   in the air does not count its first landing;
 - the distance is the torso frame's travel along the ground (its tangent, forward = +x side), from
   the first sample to the last, and the mean speed that distance over the elapsed time;
-- fallen: the torso's frame came below `fallen_height` above the ground (the scene's first
-  obstacle's line) at some sample.
+- fallen: the torso's frame came below `fallen_height` above the ground (the scene's first ground
+  obstacle's line) at some sample, or one of the torso's own contacts carried a force.
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ def _landings(t, on, min_air):
 
 
 def walker_metrics(t, torso_xy, loaded, ground_point=(0.0, 0.0), ground_normal=(0.0, 1.0), fallen_height=0.5,
-                   min_air=MIN_AIR):
+                   min_air=MIN_AIR, torso_touches=()):
     """{steps, distance, mean_speed, fallen} from the sample times t (n), the torso frame's world
-    positions (n, 2) and the feet's loaded flags (n, feet)."""
+    positions (n, 2), the feet's loaded flags (n, feet) and whether the torso touched something (flags
+    of any length)."""
     t = np.asarray(t, float)
     xy = np.asarray(torso_xy, float).reshape(-1, 2)
     loaded = np.asarray(loaded, bool).reshape(len(t), -1)
@@ -54,7 +55,7 @@ def walker_metrics(t, torso_xy, loaded, ground_point=(0.0, 0.0), ground_normal=(
     elapsed = float(t[-1] - t[0])
     height = (xy - np.asarray(ground_point, float)) @ nrm
     return {"steps": int(steps), "distance": distance, "mean_speed": distance / elapsed if elapsed > 0 else 0.0,
-            "fallen": bool(np.any(height < fallen_height))}
+            "fallen": bool(np.any(height < fallen_height) or np.any(torso_touches))}
 
 
 class WalkerRecorder:
@@ -79,6 +80,10 @@ class WalkerRecorder:
             cols = [names.index(f"contact.{n}.fn") for n in model.contact_names
                     if any(n == c or n.startswith(c + "[") for c in cs)]
             self.foot_cols.append(cols)
+        self.torso_cols = [names.index(f"contact.{n}.fn") for n in model.contact_names
+                           if any(n == c.name or n.startswith(c.name + "[") for c in scene.contacts
+                                  if w.torso in (getattr(c.a, "body", None), getattr(c.b, "body", None)))]
+        self._touched = False
         ground = next((o for o in scene.obstacles if o.type == "ground"), None)
         self.ground = (tuple(ground.point), tuple(ground.normal)) if ground is not None else ((0.0, 0.0), (0.0, 1.0))
         self.stride = max(1, int(round(0.01 / model.dt)))
@@ -92,6 +97,8 @@ class WalkerRecorder:
             return
         self._t.append(rows[:, self.t_col])
         self._loaded.append(np.column_stack([rows[:, cols].sum(axis=1) > 0.0 for cols in self.foot_cols]))
+        if self.torso_cols:
+            self._touched |= bool(np.any(rows[:, self.torso_cols] > 0.0))
         for k in range((-self._seen) % self.stride, len(rows), self.stride):
             self._pos_t.append(rows[k, self.t_col])
             self._pos.append(self._torso(rows[k]))
@@ -110,7 +117,8 @@ class WalkerRecorder:
         if pos_t[-1] != self._last[self.t_col]:
             pos_t.append(self._last[self.t_col])
             pos.append(self._torso(self._last))
-        m = walker_metrics(pos_t, pos, np.zeros((len(pos_t), 0), bool), *self.ground, self.fallen_height)
+        m = walker_metrics(pos_t, pos, np.zeros((len(pos_t), 0), bool), *self.ground, self.fallen_height,
+                           torso_touches=[self._touched])
         m["steps"] = int(sum(_landings(t, loaded[:, f], MIN_AIR) for f in range(loaded.shape[1])))
         return m
 

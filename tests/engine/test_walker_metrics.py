@@ -40,6 +40,10 @@ def test_distance_along_a_slope_and_a_fall_measured_from_the_ground_line():
     assert m["distance"] == pytest.approx(0.6 * 4.0, rel=1e-12) and not m["fallen"]
     xy[-10:] -= 0.45 * np.array(normal)                     # the torso 0.45 m above the ground: fallen
     assert walker_metrics(t, xy, np.ones((len(t), 2), bool), (0.0, 0.0), normal, 0.5)["fallen"]
+    xy[-10:] += 0.45 * np.array(normal)                     # high again, but the torso touched something
+    assert not walker_metrics(t, xy, np.ones((len(t), 2), bool), (0.0, 0.0), normal, 0.5)["fallen"]
+    assert walker_metrics(t, xy, np.ones((len(t), 2), bool), (0.0, 0.0), normal, 0.5,
+                          torso_touches=[False, True])["fallen"]
 
 
 def test_run_summary_reports_the_walker(tmp_path):
@@ -56,3 +60,19 @@ def test_run_summary_reports_the_walker(tmp_path):
     assert w["steps"] == ref["steps"] >= 5
     assert w["distance"] == pytest.approx(ref["distance"], abs=1e-9) and not w["fallen"]
     assert w["mean_speed"] == pytest.approx(ref["mean_speed"], abs=1e-9)
+
+
+def test_a_torso_that_touches_the_ground_has_fallen():
+    """The walker without its controller collapses; with the fall height set below anything it can
+    reach, only the torso's own contact with the ground tells the fall."""
+    from nsgui.scene import scene_from_dict, scene_to_dict
+    from nsgui.scene.planar_biped import walking_biped
+    d = scene_to_dict(walking_biped(push=(0.0, 0.0), duration=3.0))
+    d["controllers"] = []
+    d["walker"]["fallen_height"] = 1e-3
+    d["contacts"].append({"name": "torso_ground", "a": {"body": "torso", "shape": "body"},
+                          "b": {"obstacle": "ground"}, "friction": 0.8})
+    r = simulate(scene_from_dict(d))
+    assert r.summary["walker"]["fallen"]
+    assert max(v.max() for k, v in r.signals.items() if k.startswith("contact.torso_ground") and k.endswith(".fn")) > 0
+    assert r.signals["q.base.y"].min() > 1e-3     # the torso's frame never came that low
