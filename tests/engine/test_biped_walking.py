@@ -135,3 +135,58 @@ def test_bad_simbicon_parameters_are_refused_with_a_reason():
 
 def test_the_scene_file_is_the_builder_at_its_defaults():
     assert scene_to_dict(load_scene(SCENE)) == scene_to_dict(walking_biped())
+
+
+
+def _law_output(m, q, v, state):
+    """The simbicon block's inputs and Jacobians at (q, v) in the given state (no contact loaded)."""
+    from nsgui.engine import codes
+    from nsgui.engine.arrays import new_data, to_struct
+    from nsgui.engine.control.simbicon import simbicon_law
+    from nsgui.engine.evaluation import evaluate
+    a = m.arrays
+    ki = a.ki[0]
+    P = a.kpar[ki[codes.KI_P0]:ki[codes.KI_P0] + ki[codes.KI_NP]]
+    coords = a.kcoords[ki[codes.KI_ACT0]:ki[codes.KI_ACT0] + ki[codes.KI_NACT]]
+    d = to_struct(new_data(a, q, v))
+    evaluate(m.struct, d, True)
+    n = len(coords)
+    u, dq, dv = np.zeros(n), np.zeros((n, m.nq)), np.zeros((n, m.nq))
+    S = np.array([float(state), 0.0, 0.0, 0.0])
+    simbicon_law(m.struct, d, 0.01, P, S, u, dq, dv, np.zeros(6), coords)
+    return u, dq, dv
+
+
+@pytest.mark.parametrize("state", [0, 3])
+def test_the_implicit_jacobians_are_the_laws_derivatives(state):
+    """du/dq and du/dv that the law hands to the iteration matrix against central differences of its
+    own output, at a random state (balance feedback off: its CoM terms are left out of them)."""
+    m = compile_scene(walking_biped(cd=[0.0, 0.0], cv=[0.0, 0.0]))
+    rng = np.random.default_rng(7)
+    q = m.q0 + 0.1 * rng.normal(size=m.nq)
+    v = rng.normal(size=m.nq)
+    _u, dq, dv = _law_output(m, q, v, state)
+    eps = 1e-6
+    for j in range(m.nq):
+        e = np.zeros(m.nq)
+        e[j] = eps
+        fd_q = (_law_output(m, q + e, v, state)[0] - _law_output(m, q - e, v, state)[0]) / (2 * eps)
+        fd_v = (_law_output(m, q, v + e, state)[0] - _law_output(m, q, v - e, state)[0]) / (2 * eps)
+        np.testing.assert_allclose(dq[:, j], fd_q, atol=1e-5 * (1 + np.abs(fd_q).max()))
+        np.testing.assert_allclose(dv[:, j], fd_v, atol=1e-5 * (1 + np.abs(fd_v).max()))
+
+
+def test_a_state_restored_before_the_push_meets_it_again_and_one_after_does_not():
+    m = compile_scene(walking_biped(duration=12.0))
+    sim = Simulator(m)
+    sim.run(4900)                      # t = 9.8 s, the push is at 10 s
+    before = sim.get_state()
+    first = sim.run(300)
+    after = sim.get_state()            # t = 10.4 s
+    tail = sim.run(100)
+    assert [e.kind for e in sim.pop_events()].count("push") == 1
+    sim.set_state(before)
+    np.testing.assert_array_equal(sim.run(300), first)
+    sim.set_state(after)
+    np.testing.assert_array_equal(sim.run(100), tail)
+    assert [e.kind for e in sim.pop_events()].count("push") == 1
