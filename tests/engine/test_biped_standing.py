@@ -122,3 +122,27 @@ def test_the_cone_monitor_flags_a_demand_for_a_pulling_force():
 
 def test_the_scene_file_is_the_builder_at_its_defaults():
     assert scene_to_dict(load_scene(SCENE)) == scene_to_dict(standing_biped7())
+
+
+def test_the_cone_monitor_flags_desired_forces_that_need_more_friction():
+    """Desired reactions made in the test from contact forces that squeeze the feet apart: the split
+    (W3.6) normal forces plus equal and opposite tangential forces on the feet, 0.9 μ or 1.1 μ times
+    the back foot's normal force (the robot's balance does not change). r'_μ1d = the actuated rows of
+    H_Nᵀ λ_N + H_Tᵀ λ_T at q_d. The monitor finds the same normal forces, and flags the second (1)."""
+    base = standing_biped7()
+    m = compile_scene(base)
+    HN, HT = m.contact_jacobians(m.q0)
+    forces, _r = desired_reactions(Body(), {c: m.q0[i] for i, c in enumerate(m.coord_names)})
+    lam_n = np.array([forces[c] for c in m.contact_names])
+    mu = base.contacts[0].friction
+    actuated = [m.coord_names.index(a.joint) for a in base.actuators]
+    back = lam_n.min()              # each back contact's normal force (the back foot carries less)
+    for share, flag in ((0.9, 0), (1.1, 1)):
+        # equal and opposite totals on the two feet; the back foot's at share × μ × its normal force
+        lam_t = np.array([share * mu * back * (1.0 if c.endswith("_l") else -1.0) for c in m.contact_names])
+        r = (HN.T @ lam_n + HT.T @ lam_t)[actuated]
+        d = scene_to_dict(base)
+        d["controllers"][0]["desired_reaction"] = r.tolist()
+        m2, rows = _run(scene_from_dict(d), 2)
+        assert _col(m2, rows, "controller.stand.cone_demand")[-1] == flag
+        assert _col(m2, rows, "controller.stand.desired_normal_min")[-1] == pytest.approx(lam_n.min(), rel=1e-9)
