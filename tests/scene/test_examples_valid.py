@@ -12,7 +12,9 @@ import pytest
 from nsgui.scene import body_mass_properties, coordinate_names, load_scene, scene_to_dict, validate_scene
 
 SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
-EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped", "biped_point_feet", "biped_standing", "bouncing_ball",
+EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped", "biped_point_feet", "biped_standing",
+            "bouncing_ball",
+            "box_pyramid",
             "compass_gait", "default",
             "double_pendulum_wall", "falling_rod", "four_bar", "manipulator_on_surface", "newtons_cradle",
             "rimless_wheel", "rocking_block", "slider_crank",
@@ -203,6 +205,14 @@ def test_bead_columns_are_what_the_generator_writes():
     bead_column = runpy.run_path(str(SCENES / "make_bead_columns.py"))["bead_column"]  # no .pyc left behind
     for n in (10, 50, 100):
         assert scene_to_dict(bead_column(n)) == scene_to_dict(load(f"bead_column_{n}"))
+
+
+def test_heaps_are_what_the_generator_writes():
+    heaps = runpy.run_path(str(SCENES / "make_heaps.py"))
+    pyramid = load("box_pyramid")
+    assert scene_to_dict(heaps["box_pyramid"]()) == scene_to_dict(pyramid)
+    assert len(pyramid.bodies) == 15
+    assert {c.friction for c in pyramid.contacts} == {0.5}
 
 
 def test_rocking_block():

@@ -1,0 +1,85 @@
+"""The two heaps of resources/scenes/make_heaps.py (a pyramid of boxes, a pile of disks, both with
+friction) come to rest and stay at rest: after settling, over a further 2 s nothing moves, the ground
+carries the whole weight and no overlap grows. Small generated instances keep the suite fast; the
+example files (15 boxes, 200 disks) are the same generators at benchmark sizes (benchmarks/peers.py)."""
+import os
+import runpy
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from tests.helpers import ROOT, Run
+
+HEAPS = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))
+G = 9.81
+SETTLE, DURATION = 1.0, 3.0
+# the friction problems are solved by NSGS to the scene's tolerance 1e-10 (relative): the summed
+# ground force meets the weight to ~1e-9, far below any physical error (a missing body: 1/6 of it)
+FORCE_RTOL = 1e-8
+
+
+def _owner(candidate):
+    return candidate.split("[")[0]
+
+
+@pytest.fixture(scope="module")
+def pyramid():
+    scene = HEAPS["box_pyramid"](3)
+    return scene, Run(scene, duration=DURATION)
+
+
+@pytest.fixture(scope="module")
+def pile():
+    scene = HEAPS["disk_pile"](4, 4)
+    return scene, Run(scene, duration=DURATION)
+
+
+def _assert_at_rest(scene, run):
+    rest = slice(int(round(SETTLE / run.h)), None)
+    weight = sum(b.mass for b in scene.bodies) * G
+    ground = [k for k, name in enumerate(run.names) if _owner(name).endswith("_ground")]
+    np.testing.assert_allclose(run.pn[rest][:, ground].sum(axis=1) / run.h, weight, rtol=FORCE_RTOL)
+    assert np.abs(run.V[rest]).max() < 1e-8                           # m/s and rad/s
+    assert np.abs(run.Q[rest] - run.Q[rest.start]).max() < 1e-9       # no creep over 2 s
+    assert run.gap[rest].min() > -1e-9                                # no overlap grows
+
+
+def test_box_pyramid_settles_and_stays(pyramid):
+    scene, run = pyramid
+    assert len(scene.bodies) == 6
+    _assert_at_rest(scene, run)
+    # it settled where it was built: each row dropped its 1 cm (and the penetration), nothing slid
+    q0 = run.Q[0]
+    rows = np.array([int(c[3]) for c in run.model.coord_names])        # box<row>_<i>.<x|y|theta>
+    drop = (rows + 1) * HEAPS["DROP"]
+    y = np.array([c.endswith(".y") for c in run.model.coord_names])
+    np.testing.assert_allclose(q0[y] - run.Q[-1, y], drop[y], atol=1e-9)
+    np.testing.assert_allclose(run.Q[-1, ~y], q0[~y], atol=1e-9)
+
+
+def test_disk_pile_settles_and_stays(pile):
+    scene, run = pile
+    assert len(scene.bodies) == 14
+    _assert_at_rest(scene, run)
+
+
+def test_disk_pile_lists_every_pair_that_touches(pile):
+    """nsgui has no broad phase: a pair the generator left out must never come within 2 r."""
+    scene, run = pile
+    r = HEAPS["R"]
+    names = run.model.coord_names
+    xy = np.stack([run.Q[:, [names.index(f"{b.name}.x"), names.index(f"{b.name}.y")]] for b in scene.bodies],
+                  axis=1)                                             # (steps, disks, 2)
+    listed = {frozenset((c.a.body, c.b.body)) for c in scene.contacts if c.b.body}
+    walls = {(c.a.body, c.b.obstacle) for c in scene.contacts if c.b.obstacle}
+    unlisted = [(i, j) for i, j in combinations(range(len(scene.bodies)), 2)
+                if frozenset((scene.bodies[i].name, scene.bodies[j].name)) not in listed]
+    assert unlisted
+    i, j = np.array(unlisted).T
+    assert np.linalg.norm(xy[:, i] - xy[:, j], axis=2).min() > 2 * r + 0.05
+    half = next(o for o in scene.obstacles if o.name == "right").point[0]
+    for k, b in enumerate(scene.bodies):
+        for wall, gap in (("ground", xy[:, k, 1]), ("left", xy[:, k, 0] + half), ("right", half - xy[:, k, 0])):
+            if (b.name, wall) not in walls:
+                assert gap.min() > r + 0.05, (b.name, wall)
