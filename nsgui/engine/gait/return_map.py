@@ -119,7 +119,7 @@ class ReturnMap:
         gap0, _pa, _n = m.contact_frames(self.sim.q)
         # the stance foot at the start: the closest to the ground
         start_stance = int(np.argmin(gap0))
-        state, struck, _t, _rows = self._run_to_strike(start_stance, record=False)
+        state, struck, _t, _rows, _lost = self._run_to_strike(start_stance, record=False)
         if state is None:
             raise GaitError(f"no heel strike within {self.max_step_time:g} s of the scene's initial state "
                             f"(section '{self.event.text()}')")
@@ -136,7 +136,8 @@ class ReturnMap:
 
     def _run_to_strike(self, stance, record):
         """Run until an impact of a candidate contact: (post-strike SimState at its time + EPSILON,
-        struck contact, impact time, rows or None); (None, ...) when none comes in time."""
+        struck contact, impact time, rows or None, kinetic energy the impacts took); (None, ...)
+        when none comes in time."""
         sim, m = self.sim, self.model
         cands = self._candidates(stance)
         names = m.contact_names
@@ -179,9 +180,8 @@ class ReturnMap:
             lost += self._lost(sim.pop_events())
             if record:
                 kept.append(row)
-            self.step_impact_loss = lost
-            return sim.get_state(), struck, t_hit, (np.vstack(kept) if record else None)
-        return None, None, None, None
+            return sim.get_state(), struck, t_hit, (np.vstack(kept) if record else None), lost
+        return None, None, None, None, lost
 
     def _strikes(self, events, cands):
         names = self.model.contact_names
@@ -192,9 +192,6 @@ class ReturnMap:
         return sum(e.energy_lost for e in events if e.kind == "impact" and np.isfinite(e.energy_lost))
 
     # ---------------------------------------------------------------- the map
-    def full_state(self, x):
-        return self.section.state(x)
-
     def step(self, x, record=False):
         """One step from section coordinates x (GaitError when no strike comes, the walker falls
         back or the integrator fails)."""
@@ -208,7 +205,7 @@ class ReturnMap:
         sim.pop_events()
         e0 = sim.signals()
         try:
-            end, struck, t_hit, rows = self._run_to_strike(sec.stance, record)
+            end, struck, t_hit, rows, lost = self._run_to_strike(sec.stance, record)
         except SimulationError as err:
             raise GaitError(f"step from {sec.describe(x)}: {err}") from None
         if end is None:
@@ -222,7 +219,7 @@ class ReturnMap:
         e1 = sim.signals()
         q1, v1 = sec.relabel(end.q, end.v, struck)
         return Step(x=sec.coordinates(q1, v1), period=t_hit, step_length=float(np.hypot(*(pa1[struck] - pa0[sec.stance]))),
-                    impact_loss=self.step_impact_loss,
+                    impact_loss=lost,
                     potential_drop=e0["energy.potential"] - e1["energy.potential"],
                     energy_change=e1["energy.total"] - e0["energy.total"],
                     struck=m.contact_names[struck], rows=rows)
