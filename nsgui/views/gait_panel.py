@@ -4,7 +4,8 @@
 Plots: the eigenvalues of DP in the complex plane with the unit circle; the step-to-step iterates
 x_k against k from the scene's first strike, and the cobweb of one coordinate (x_{k+1} against x_k,
 with the diagonal); the bifurcation diagram of a sweep (the gait's coordinate against the parameter,
-stable solid, unstable hollow, period-2 branches, crossings marked); the limit cycle's phase portrait
+stable solid, unstable hollow, period-2 branches, crossings marked: PD period doubling, PD₂ that of
+the period-2 gait); the limit cycle's phase portrait
 (each body's angle against its rate over a step, dashed lines for the jumps at the strikes)."""
 
 from __future__ import annotations
@@ -250,6 +251,7 @@ class GaitPanel(QWidget):
         self.cobweb_plot.clear()
         xs = np.array(out.get("iterates", []), float)
         self.iter_plot.setLabel("left", name)
+        self.iter_plot.setLabel("bottom", f"step k (from {out.get('iterates_from', 'the first strike')})")
         self.cobweb_plot.setLabel("bottom", f"{name} (step k)")
         self.cobweb_plot.setLabel("left", f"{name} (step k+1)")
         if len(xs):
@@ -302,10 +304,10 @@ class GaitPanel(QWidget):
                                                          pen=pg.mkPen(PALETTE[1])))
         for b in bifurcations:
             second = "of" in b
+            short = "".join(w[0].upper() for w in b["kind"].split()[:2]) + ("₂" if second else "")
             line = pg.InfiniteLine(b["value"], angle=90, pen=pg.mkPen("#a60", style=Qt.DotLine if second else Qt.DashLine),
-                                   label=b["kind"] + (" (period 2)" if second else ""),
-                                   labelOpts={"position": 0.75 if second else 0.92, "color": "#a60",
-                                              "anchors": [(0, 0.5), (0, 0.5)]})
+                                   label=short, labelOpts={"position": 0.75 if second else 0.92, "color": "#a60"})
+            line.setToolTip(f"{b['kind']}{' of the period-2 gait' if second else ''} at {b['value']:.5g}")
             self.bif_plot.addItem(line)
 
     def _draw_cycle(self, cycle):

@@ -14,6 +14,7 @@ from .fixed_point import TRIVIAL_NOTE, FixedPoint, newton, verdict
 from .return_map import ReturnMap
 from .section import GaitError
 
+PERTURBATION = 0.01   # relative: step-to-step iterates of a scene that starts on its gait start this far off
 SLOPE = "slope"   # pseudo-path: the angle (rad) of the scene's ground obstacle, descending as it does
 
 
@@ -106,8 +107,8 @@ def summarize(P: ReturnMap, fp: FixedPoint, k=1):
 
 def analyse(scene, section=None, iterates=0, cycle=False, P=None, x0=None):
     """The gait of a scene: its fixed point and everything the JSON reports. `iterates`: that many
-    steps of the map from the scene's first strike (step-to-step plots); `cycle`: the rows of one step
-    from the fixed point (phase portrait)."""
+    steps of the map from the scene's first strike, or from the gait perturbed by PERTURBATION if the
+    scene starts on it (step-to-step plots); `cycle`: one step from the fixed point (phase portrait)."""
     P = P or ReturnMap(scene, section)
     fp = newton(P, P.x0 if x0 is None else x0, describe=P.section.describe)
     out = {"scene": scene.name, "section": P.event.text(), "names": P.names,
@@ -117,11 +118,21 @@ def analyse(scene, section=None, iterates=0, cycle=False, P=None, x0=None):
     out["excluded"] = TRIVIAL_NOTE
     out["jacobian"] = fp.jacobian.tolist()
     if iterates:
-        xs, x = [P.x0.tolist()], P.x0
-        for _ in range(iterates):
-            x = P(x)
-            xs.append(x.tolist())
+        x = P.x0
+        start = "the first strike"
+        if np.abs(x - fp.x).max() < 1e-6 * max(1.0, float(np.abs(fp.x).max())):
+            # the scene starts on its gait: the iterates would only show the map's noise
+            x = fp.x * (1.0 + PERTURBATION)
+            start = f"the gait + {PERTURBATION:.0%}"
+        xs = [x.tolist()]
+        try:
+            for _ in range(iterates):
+                x = P(x)
+                xs.append(x.tolist())
+        except GaitError:
+            pass   # the walker fell: the iterates up to there are what it did
         out["iterates"] = xs
+        out["iterates_from"] = start
     if cycle:
         out["cycle"] = limit_cycle(P, fp.x)
     return out, P, fp
