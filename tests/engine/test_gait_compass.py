@@ -84,3 +84,12 @@ def test_slope_sweep_finds_the_period_doubling(scene):
 
 def test_slope_parameter_reads_the_scene(scene):
     assert parameter_value(scene, "slope") == pytest.approx(math.radians(3.0), abs=1e-12)
+
+
+def test_an_asymmetric_walker_is_refused(scene):
+    # a heavier second leg: renaming the legs at a strike would change the masses
+    from nsgui.engine.gait import GaitError
+    heavy = scene.with_values({"bodies[leg2].mass": 6.0})
+    with pytest.raises(GaitError, match="not symmetric") as e:
+        analyse(heavy)
+    assert "\n" not in str(e.value)

@@ -87,6 +87,7 @@ def newton(P, x0, k=1, describe=None, max_iter=MAX_NEWTON):
     describe = describe or (lambda x: np.array2string(x, precision=6))
     history = []
     best = (np.inf, x)
+    scale = max(1.0, float(np.abs(x).max()))   # of the start: a runaway x must not loosen the test
     for it in range(max_iter + 1):
         Px = f(x)
         r = Px - x
@@ -94,16 +95,18 @@ def newton(P, x0, k=1, describe=None, max_iter=MAX_NEWTON):
         history.append(res)
         if res < best[0]:
             best = (res, x.copy())
-        if res < TOL * max(1.0, float(np.abs(x).max())):
+        if res < TOL * scale:
             break
         if it == max_iter:
             raise GaitError(f"Newton did not converge after {max_iter} iterations: at {describe(best[1])} "
                             f"the residual |P(x) - x| is {best[0]:.3e}")
-        if it > 3 and res > 0.5 * history[-2] and res < 1e3 * TOL * max(1.0, float(np.abs(x).max())):
+        if it > 3 and res > 0.5 * history[-2] and res < 1e3 * TOL * scale:
             break  # the map's noise floor: Newton cannot do better
         J, _h = jacobian(f, x)
         A = J - np.eye(len(x))
         try:
+            if np.linalg.svd(A, compute_uv=False).min() < 1e-9:
+                raise np.linalg.LinAlgError
             dx = np.linalg.solve(A, -r)
         except np.linalg.LinAlgError:
             raise GaitError(f"Newton stopped at {describe(x)}: DP - I is singular (an eigenvalue 1: a fold), "
