@@ -82,7 +82,7 @@ def poincare_main(argv):
         swept = parse_sweep(args.sweep) if args.sweep else None
         if swept:
             parameter_value(scene, swept[0])   # a bad path is refused before any run
-        out, P, _fp = analyse(scene, section)
+        out, _P, _fp = analyse(scene, section)
         for line in report_lines(out):
             print(line)
         if swept:

@@ -26,7 +26,7 @@ def run_job(scene_dict, section, sweep_text, put):
         event = SectionEvent.parse(section)
         swept = parse_sweep(sweep_text) if sweep_text else None
         put(("progress", 0.0, "finding the fixed point…", None))
-        out, P, fp = analyse(scene, event, iterates=ITERATES, cycle=True)
+        out, _P, _fp = analyse(scene, event, iterates=ITERATES, cycle=True)
         if swept:
             path, values = swept
 

@@ -10,6 +10,7 @@ the period-2 gait); the limit cycle's phase portrait
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -263,7 +264,7 @@ class GaitPanel(QWidget):
             pad = 0.1 * (hi - lo) + 1e-9
             self.cobweb_plot.plot([lo - pad, hi + pad], [lo - pad, hi + pad], pen=pg.mkPen("#888", style=Qt.DashLine))
             cx, cy = [xk[0]], [xk[0]]
-            for a, b in zip(xk[:-1], xk[1:]):
+            for a, b in itertools.pairwise(xk):
                 cx += [a, b]
                 cy += [b, b]
             self.cobweb_plot.plot(cx, cy, pen=pg.mkPen(PALETTE[1], width=1))

@@ -28,7 +28,7 @@ def gait(scene):
 
 
 def test_fixed_point_is_the_scenes_gait(scene, gait):
-    out, P, fp = gait
+    out, P, _fp = gait
     assert out["residual"] < 1e-9
     # one angle and two rates: the trailing foot on the ground and the stance foot's rest fix the others
     assert P.names == ["q.hip", "v.walker.theta", "v.hip"]

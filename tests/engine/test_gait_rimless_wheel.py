@@ -61,7 +61,7 @@ def test_fixed_point_and_derivative(inertia):
     if inertia is not None:
         scene = scene.with_values({"bodies[wheel].inertia": inertia})
     p = parameters(scene)
-    out, P, fp = analyse(scene)
+    out, _P, _fp = analyse(scene)
     w = -p["r"] * math.sqrt(p["drop"] / (1 - p["r"] ** 2))
     assert out["fixed_point"]["v.wheel.theta"] == pytest.approx(w, rel=1e-9)
     assert out["residual"] < 1e-10

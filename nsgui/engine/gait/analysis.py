@@ -5,6 +5,7 @@ doubling."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -225,7 +226,7 @@ def sweep(scene, path, values, section=None, progress=None, refine=True, cycles=
     ordered = [done[v] for v in sorted(done)]
     entries = [e for e, _P, _fp in ordered]
     bifurcations = []
-    for (e0, P0_, f0), (e1, P1, f1) in zip(ordered, ordered[1:]):
+    for (e0, P0_, f0), (e1, P1, f1) in itertools.pairwise(ordered):
         if f0 is None or f1 is None:
             continue
         a, b = max(f0.moduli), max(f1.moduli)
@@ -251,7 +252,7 @@ def sweep(scene, path, values, section=None, progress=None, refine=True, cycles=
                     entry["period2"]["cycle"] = limit_cycle(P, guess, steps=2)
     # the period-2 gait's own crossings (its next period doubling), between sweep values
     with2 = [e for e in entries if "period2" in e]
-    for e0, e1 in zip(with2, with2[1:]):
+    for e0, e1 in itertools.pairwise(with2):
         a, b = max(e0["period2"]["moduli"]), max(e1["period2"]["moduli"])
         if (a - 1.0) * (b - 1.0) < 0.0:
             eig = np.array(e1["period2"]["eigenvalues"] if b > a else e0["period2"]["eigenvalues"])
@@ -291,7 +292,7 @@ def _period_two(P, fp, guess):
     if guess is not None:
         starts.append(np.asarray(guess))
     k = int(np.argmin(np.abs(fp.eigenvalues + 1.0)))
-    w, V = np.linalg.eig(fp.jacobian)
+    _w, V = np.linalg.eig(fp.jacobian)
     vec = np.real(V[:, k])
     vec /= np.abs(vec).max()
     scale = max(1e-3, float(np.abs(fp.x).max()))

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ...scene.geometry import rot
-from ..codes import BF_INERTIA as BF_I, BF_MASS as BF_M
+from ..codes import BF_INERTIA, BF_MASS
 
 
 class GaitError(ValueError):
@@ -60,7 +60,7 @@ class Section:
         self.model = model
         self.stance, self.trailing = int(stance), int(trailing)
         self.q_ref = np.array(q_ref, float)
-        gap, pa, nrm = model.contact_frames(self.q_ref)
+        _gap, pa, nrm = model.contact_frames(self.q_ref)
         self._tangent = np.array([nrm[self.stance, 1], -nrm[self.stance, 0]])
         self._s_ref = float(pa[self.stance] @ self._tangent)
         n = model.nq
@@ -191,8 +191,8 @@ class Section:
     def _mass_figures(self, q, v):
         m = self.model
         kin = m._kin(q, v)
-        masses = m.arrays.bf[:, BF_M]
-        inertia = m.arrays.bf[:, BF_I]
+        masses = m.arrays.bf[:, BF_MASS]
+        inertia = m.arrays.bf[:, BF_INERTIA]
         coms = m.com_positions(q)
         vcom = np.array([kin.vel[b] + kin.omg[b] * np.array([-(coms[b] - kin.pos[b])[1], (coms[b] - kin.pos[b])[0]])
                          for b in range(m.nbodies)])
