@@ -36,7 +36,7 @@ def pile():
 
 
 def _assert_at_rest(scene, run):
-    rest = slice(int(round(SETTLE / run.h)), None)
+    rest = slice(round(SETTLE / run.h), None)
     weight = sum(b.mass for b in scene.bodies) * G
     ground = [k for k, name in enumerate(run.names) if _owner(name).endswith("_ground")]
     np.testing.assert_allclose(run.pn[rest][:, ground].sum(axis=1) / run.h, weight, rtol=FORCE_RTOL)
