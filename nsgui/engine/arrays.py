@@ -81,9 +81,14 @@ class ModelArrays(NamedTuple):
     # settings: FS_* and IS_*
     fs: np.ndarray
     isets: np.ndarray
-    # M and its inverse when M(q) is constant (IS_CONST_M), else zeros
+    # M and its inverse when M(q) is constant (IS_CONST_M), else zeros; and both in compressed sparse
+    # rows (the same pattern: each coordinate's kinematic tree), else empty (solvers/_linalg.py)
     M_const: np.ndarray
     Minv_const: np.ndarray
+    mi_ptr: np.ndarray
+    mi_col: np.ndarray
+    mi_val: np.ndarray
+    m_val: np.ndarray
     layout: SignalLayout
 
 

@@ -97,7 +97,8 @@ class Model:
         set_signal_columns(controllers["ki"], self.controller_blocks, self.layout.controllers)
         zeros = np.zeros((self.nq, self.nq))
         self._set_arrays(ModelArrays(**bodies, **candidates, **loops, **forces, **controllers, fs=fs, isets=isets,
-                                     M_const=zeros, Minv_const=zeros, layout=self.layout))
+                                     M_const=zeros, Minv_const=zeros, **_tree_csr(None, None, None, None),
+                                     layout=self.layout))
         self._close_loops(scene)
         self._resolve_spring_lengths()
         self._detect_constant_terms()
@@ -421,7 +422,8 @@ class Model:
         a = self.arrays
         a.isets[codes.IS_CONST_M], a.isets[codes.IS_CONST_F] = int(const_M), int(const_F)
         if const_M:
-            self._set_arrays(a._replace(M_const=M0, Minv_const=np.linalg.inv(M0)))
+            Minv = np.linalg.inv(M0)
+            self._set_arrays(a._replace(M_const=M0, Minv_const=Minv, **_tree_csr(a.path, a.plen, M0, Minv)))
 
     def _set_arrays(self, arrays):
         """arrays: what Python reads; struct: the same arrays as the kernels take them."""
@@ -517,6 +519,33 @@ class Model:
             HN[c, cols] = valsN[:len(cols)]
             HT[c, cols] = valsT[:len(cols)]
         return HN, HT
+
+
+def _tree_csr(path, plen, M, Minv):
+    """M and M⁻¹ in compressed sparse rows with one pattern: each coordinate couples only with those of
+    its kinematic tree (the coordinates on a body's path to the world share one), so a column of
+    separate beads or a pile of free bodies has O(n) entries, not n² (contact_rows.delassus_csr)."""
+    if M is None:
+        return dict(mi_ptr=np.zeros(1, np.int64), mi_col=np.zeros(0, np.int64), mi_val=np.zeros(0), m_val=np.zeros(0))
+    n = M.shape[0]
+    root = list(range(n))
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for b in range(plen.shape[0]):
+        cols = path[b, :plen[b]]
+        for j in cols[1:]:
+            root[find(j)] = find(cols[0])
+    tree = np.array([find(i) for i in range(n)])
+    cols = [np.flatnonzero(tree == tree[i]) for i in range(n)]
+    ptr = np.concatenate([[0], np.cumsum([len(c) for c in cols])]).astype(np.int64)
+    col = np.concatenate(cols).astype(np.int64) if n else np.zeros(0, np.int64)
+    rows = np.repeat(np.arange(n), [len(c) for c in cols])
+    return dict(mi_ptr=ptr, mi_col=col, mi_val=Minv[rows, col].copy(), m_val=M[rows, col].copy())
 
 
 def _shape(scene, body_name, shape_name):

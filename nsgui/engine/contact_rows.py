@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, LIMIT
-from .solvers._linalg import lu_solve_factored
+from .solvers._linalg import csr_from_dense, lu_solve_factored
 
 
 @njit(cache=True)
@@ -99,3 +99,98 @@ def contact_rows(c, m, kin, nrm, pa, pb, outN, outT):
             jy -= Jp[b, 1, j] + rbx * Ja[b, j]
         outN[kk] = nx * jx + ny * jy
         outT[kk] = ny * jx - nx * jy
+
+
+@njit(cache=True)
+def delassus_csr(rcols, rvals, rnnz, mptr, mcol, mval, n):
+    """X = M⁻¹Hᵀ and W = H X for sparse rows H and a constant M⁻¹ given in compressed sparse rows
+    (block-diagonal by kinematic tree: ModelArrays.mi_*): O(Σ entries) work and memory, where the
+    dense X and W cost O(n k + k²). X comes by coordinate (xptr, xcol, xval: row i holds X[i, s] in
+    ascending s), W in CSR (ascending columns). Every entry is the dense build's sum in the dense
+    build's order (delassus_sparse), so both give the same numbers."""
+    k = rnnz.shape[0]
+    # pass 1: the pattern and values of each column X[:, r] = Σ_kk H[r, kk] M⁻¹[:, cols[kk]]
+    cap = 0
+    for r in range(k):
+        for kk in range(rnnz[r]):
+            j = rcols[r, kk]
+            cap += mptr[j + 1] - mptr[j]
+    ccol = np.empty(cap, np.int64)
+    cval = np.empty(cap)
+    cptr = np.empty(k + 1, np.int64)
+    acc = np.zeros(max(n, k))
+    mark = np.full(max(n, k), -1, np.int64)
+    p = 0
+    for r in range(k):
+        cptr[r] = p
+        for kk in range(rnnz[r]):
+            j = rcols[r, kk]
+            hj = rvals[r, kk]
+            for t in range(mptr[j], mptr[j + 1]):
+                i = mcol[t]
+                if mark[i] != r:
+                    mark[i] = r
+                    acc[i] = 0.0
+                    ccol[p] = i
+                    p += 1
+                acc[i] += mval[t] * hj
+        for t in range(cptr[r], p):
+            cval[t] = acc[ccol[t]]
+    cptr[k] = p
+    # X by coordinate (r ascending within each coordinate)
+    xptr = np.zeros(n + 1, np.int64)
+    for t in range(p):
+        xptr[ccol[t] + 1] += 1
+    for i in range(n):
+        xptr[i + 1] += xptr[i]
+    fill = xptr[:n].copy()
+    xcol = np.empty(p, np.int64)
+    xval = np.empty(p)
+    for r in range(k):
+        for t in range(cptr[r], cptr[r + 1]):
+            i = ccol[t]
+            xcol[fill[i]] = r
+            xval[fill[i]] = cval[t]
+            fill[i] += 1
+    # W[r, s] = Σ_kk H[r, kk] X[cols[kk], s]
+    wcap = 0
+    for r in range(k):
+        for kk in range(rnnz[r]):
+            j = rcols[r, kk]
+            wcap += xptr[j + 1] - xptr[j]
+    wptr = np.empty(k + 1, np.int64)
+    wcol = np.empty(wcap, np.int64)
+    wval = np.empty(wcap)
+    mark[:] = -1
+    p = 0
+    for r in range(k):
+        wptr[r] = p
+        for kk in range(rnnz[r]):
+            j = rcols[r, kk]
+            hr = rvals[r, kk]
+            for t in range(xptr[j], xptr[j + 1]):
+                s = xcol[t]
+                if mark[s] != r:
+                    mark[s] = r
+                    acc[s] = 0.0
+                    wcol[p] = s
+                    p += 1
+                acc[s] += hr * xval[t]
+        _sort_ints(wcol, wptr[r], p)
+        for t in range(wptr[r], p):
+            wval[t] = acc[wcol[t]]
+    wptr[k] = p
+    return xptr, xcol, xval, wptr, wcol, wval
+
+
+@njit(cache=True)
+def _sort_ints(a, lo, hi):
+    """Insertion sort of a[lo:hi] (a few neighbours per row)."""
+    for i in range(lo + 1, hi):
+        x = a[i]
+        j = i - 1
+        while j >= lo and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+

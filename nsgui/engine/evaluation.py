@@ -3,7 +3,7 @@ the finite-difference force Jacobians of the iteration matrix."""
 
 from numba import njit
 
-from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, CI_VSTART, LIMIT
+from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT
 from .contact_geometry import candidate_geometry
 from .dynamics import body_kinematics, com_terms, element_forces
 
@@ -18,6 +18,28 @@ def evaluate(m, d, want_mass):
     Ue = element_forces(m, d.q, d.v, d.kin, d.F)
     _contact_geometry(m, d)
     return Ug + Ue
+
+
+@njit(cache=True)
+def mass_times(m, d, w, out):
+    """out = M w: by tree (sparse, ModelArrays.mi_*) when M is constant, else with d.M."""
+    if m.isets[IS_CONST_M] != 0:
+        ptr, col, val = m.mi_ptr, m.mi_col, m.m_val
+        for i in range(w.shape[0]):
+            s = 0.0
+            for p in range(ptr[i], ptr[i + 1]):
+                s += val[p] * w[col[p]]
+            out[i] = s
+    else:
+        out[:] = d.M @ w
+
+
+@njit(cache=True)
+def kinetic_energy(m, d, v):
+    """½ vᵀ M v (O(n) for separate bodies of constant M: no dense n x n product per step)."""
+    Mv = d.row_n
+    mass_times(m, d, v, Mv)
+    return 0.5 * (v @ Mv)
 
 
 @njit(cache=True)

@@ -20,7 +20,7 @@ from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_A
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_M, LIMIT, SOLVED, STICK)
 from .contact_rows import contact_rows, delassus_sparse, densify
 from .dynamics import point_world
-from .evaluation import evaluate
+from .evaluation import evaluate, kinetic_energy, mass_times
 from .solvers import bpp_lcp, lemke
 
 DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
@@ -120,7 +120,7 @@ def project_positions(m, d, upot):
     enabled = d.ctrl[m.ai.shape[0] + nc:]
     kind = _persistent(m, d, enabled)
     u0 = upot
-    k0 = 0.5 * d.v @ (d.M @ d.v)
+    k0 = kinetic_energy(m, d, d.v)
     dq = np.zeros(n)
     moved = False
     for _ in range(ITERATIONS):
@@ -186,11 +186,11 @@ def project_positions(m, d, upot):
     if not moved:
         return upot
     if upot > u0:
-        _give_back(d, dq, upot - u0)
+        _give_back(m, d, dq, upot - u0)
     else:
         _restore(d, u0 - upot, k0)
     upot = evaluate(m, d, False)
-    d.energy[ACC_PROJECTION] += upot - u0 + 0.5 * d.v @ (d.M @ d.v) - k0
+    d.energy[ACC_PROJECTION] += upot - u0 + kinetic_energy(m, d, d.v) - k0
     return upot
 
 
@@ -206,11 +206,12 @@ def _restore(d, du, k0):
 
 
 @njit(cache=True)
-def _give_back(d, w, du):
+def _give_back(m, d, w, du):
     """v ← v + s w with the s of smallest size that lowers the kinetic energy by du (or, if the velocity
     along w cannot give that much, by all it can): the potential energy the projection added is taken
     from the motion along the projection's direction w."""
-    Mw = d.M @ w
+    Mw = np.empty(w.shape[0])
+    mass_times(m, d, w, Mw)
     a = w @ Mw
     b = d.v @ Mw
     if a <= 0.0 or b == 0.0:

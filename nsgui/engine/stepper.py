@@ -36,17 +36,21 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL)
-from .contact_rows import sparse_rows_times, contact_rows, delassus_lu, delassus_sparse, sdot
+from .contact_rows import sparse_rows_times, contact_rows, delassus_csr, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
-from .evaluation import evaluate, force_jacobians
+from .evaluation import evaluate, force_jacobians, kinetic_energy
 from .projection import anchor_contacts, project_positions
-from .solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d, pgs_lcp
+from .solvers import lemke, lemke_fc2d
+from .solvers.bpp import bpp_lcp_csr
+from .solvers.nsgs import nsgs_fc2d_csr
+from .solvers.pgs import pgs_lcp_csr
 from .signals import T_COLUMN
-from .solvers._linalg import lu_factor_inplace, lu_solve_factored
+from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
+                              lu_factor_inplace, lu_solve_factored)
 
 __all__ = ["run_steps", "state_row", "RUNAWAY_BOUND"]
 
@@ -113,7 +117,7 @@ def state_row(m, d, row, new_origin):
     with new_origin the energy balance starts here (ACC_E0 = the total energy). Returns the total
     energy. m, d: as for run_steps."""
     upot = evaluate(m, d, True)
-    kin = 0.5 * d.v @ (d.M @ d.v)
+    kin = kinetic_energy(m, d, d.v)
     if new_origin:
         d.energy[ACC_E0] = kin + upot
     write_row(m, d, row, kin, upot)
@@ -131,7 +135,12 @@ def free_velocity(m, d):
     actuator_forces(m, d)
     implicit = m.isets[IS_IMPLICIT] != 0
     if m.isets[IS_CONST_F] != 0 and not implicit:
-        d.vfree[:] = d.v + m.Minv_const @ (h * (d.F + d.Qact))
+        vfree, v, F, Qact, ptr, col, val = d.vfree, d.v, d.F, d.Qact, m.mi_ptr, m.mi_col, m.mi_val
+        for i in range(v.shape[0]):  # M⁻¹ by tree (sparse): O(n) for separate bodies
+            s = 0.0
+            for p in range(ptr[i], ptr[i + 1]):
+                s += val[p] * (h * (F[col[p]] + Qact[col[p]]))
+            vfree[i] = v[i] + s
         return OK
     M, C, K, What, v = d.M, d.C, d.K, d.What, d.v
     if m.isets[IS_CONST_F] != 0:
@@ -257,15 +266,22 @@ def solve_contact_problem(m, d, nact, fric):
                 qd[rn + 1] += cf[c, CF_ET] * sdot(ccols[c], HT[r], nn, d.v)
             mu[r] = cf[c, CF_MU]
             r0[rn + 1] = lamT[c]
-    if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:
-        X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
-    else:
-        X, Wd = delassus_lu(rcols, rvals, rnnz, d.What, d.piv)
     G = np.zeros((0, 0))
-    if m.li.shape[0] > 0:  # loop joints: the contact problem with the loops kept closed (loops.py)
-        G = condense_contacts(m, d, X)
-        Wd = sparse_rows_times(rcols, rvals, rnnz, X)
-    lam, st, it, err = _solve(nact, fric, Wd, qd, mu, r0, active0, solver, m.fs[FS_TOL], m.isets[IS_MAXIT])
+    if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0 and m.li.shape[0] == 0:
+        # constant M⁻¹, block-diagonal by tree: X and W sparse, O(entries) (chains, columns, piles)
+        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
+    else:
+        if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:
+            X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
+        else:
+            X, Wd = delassus_lu(rcols, rvals, rnnz, d.What, d.piv)
+        if m.li.shape[0] > 0:  # loop joints: the contact problem with the loops kept closed (loops.py)
+            G = condense_contacts(m, d, X)
+            Wd = sparse_rows_times(rcols, rvals, rnnz, X)
+        xptr, xcol, xval = csr_from_dense(X)
+        wptr, wcol, wval = csr_from_dense(Wd)
+    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, m.fs[FS_TOL],
+                              m.isets[IS_MAXIT])
     stats = d.stats
     if it > stats[ST_MAXITER]:
         stats[ST_MAXITER] = it
@@ -278,16 +294,16 @@ def solve_contact_problem(m, d, nact, fric):
         if solver == SOLVER_NSGS or (fric and solver == SOLVER_AUTO):
             stats[ST_WARNINGS] += 1
             if err > 1e-4 or bad:
-                return SOLVER_FAILED, _worst(act, nact, fric, Wd, qd, lam)
+                return SOLVER_FAILED, _worst(act, nact, fric, wptr, wcol, wval, qd, lam)
         else:
-            return SOLVER_FAILED, _worst(act, nact, fric, Wd, qd, lam)
+            return SOLVER_FAILED, _worst(act, nact, fric, wptr, wcol, wval, qd, lam)
     if bad:
         return SOLVER_FAILED, act[0]
-    for r in range(k):
-        lr = lam[r]
-        if lr != 0.0:
-            for i in range(n):
-                v_new[i] += X[i, r] * lr
+    for i in range(n):  # v_new += X λ (per coordinate in the order of the rows, as a dense sweep adds)
+        for t in range(xptr[i], xptr[i + 1]):
+            lr = lam[xcol[t]]
+            if lr != 0.0:
+                v_new[i] += xval[t] * lr
     for r in range(nact):
         c = act[r]
         rn = 2 * r if fric else r
@@ -383,7 +399,7 @@ def record_step(m, d, rows, step, upot, record):
         if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
             stats[ST_MINGAP] = gap[c]
     if record:
-        kin = 0.5 * d.v @ (d.M @ d.v)
+        kin = kinetic_energy(m, d, d.v)
         write_row(m, d, rows[step], kin, upot)
         col = _first_nonfinite(rows[step], stats)
         if col >= 0:
@@ -511,33 +527,37 @@ def _restitution(e, u, projection, rest_v):
 
 
 @njit(cache=True)
-def _solve(m, fric, Wd, qd, mu, r0, active0, solver, tol, maxit):
-    """Solves the step problem of m contacts; returns (r, status, iterations, error).
+def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
+    """Solves the step problem of m contacts, W in compressed sparse rows; returns (r, status,
+    iterations, error). Block pivoting, PGS and NSGS work on the sparse W (O(entries) per sweep, banded
+    Cholesky for chains); Lemke's tableau is dense (the `lemke` solver and the LCP's fallback).
 
     fric: interleaved 2-D friction-contact problem of size 2m, else LCP of size m.
     """
-    if not fric:
-        if solver == SOLVER_LEMKE:
-            z, st, it = lemke(Wd, qd, 50 * m + 100)
-            return z, st, it, 0.0
-        if solver == SOLVER_NSGS:
-            z, st, it, res = pgs_lcp(Wd, qd, r0, tol, maxit)
-            return z, st, it, res
-        z, st, it = bpp_lcp(Wd, qd, active0, 3 * m + 10)
-        if st != SOLVED:
-            z, st, it = lemke(Wd, qd, 50 * m + 100)
-        return z, st, it, 0.0
+    k = qd.shape[0]
     if solver == SOLVER_LEMKE:
-        r, st, it = lemke_fc2d(Wd, qd, mu, 100 * m + 100)
+        Wd = csr_to_dense(wptr, wcol, wval, k)
+        if fric:
+            r, st, it = lemke_fc2d(Wd, qd, mu, 100 * m + 100)
+        else:
+            r, st, it = lemke(Wd, qd, 50 * m + 100)
         return r, st, it, 0.0
-    r, st, it, err = nsgs_fc2d(Wd, qd, mu, r0, tol, maxit)
-    return r, st, it, err
+    tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)  # the columns, for the sweeps' updates
+    if fric:
+        return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
+    if solver == SOLVER_NSGS:
+        return pgs_lcp_csr(wptr, wcol, wval, tptr, tcol, tval, qd, r0, tol, maxit)
+    z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, csr_symmetric(wptr, wcol, wval))
+    if st != SOLVED:
+        z, st, it = lemke(csr_to_dense(wptr, wcol, wval, k), qd, 50 * m + 100)
+    return z, st, it, 0.0
 
 
 @njit(cache=True)
-def _worst(act, m, fric, W, qd, lam):
+def _worst(act, m, fric, wptr, wcol, wval, qd, lam):
     """The active contact whose complementarity is worst violated (to name it in the error)."""
-    u = W @ lam + qd
+    u = np.empty(qd.shape[0])
+    csr_matvec_plus(wptr, wcol, wval, lam, qd, u)
     worst, wv = act[0], -1.0
     for r in range(m):
         rn = 2 * r if fric else r

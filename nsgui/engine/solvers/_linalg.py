@@ -200,3 +200,128 @@ def lu_solve_factored(LU, piv, b):
         for j in range(i + 1, n):
             s -= LU[i, j] * b[j]
         b[i] = s / LU[i, i]
+
+
+# ------------------------------------------------------------------ compressed sparse rows
+# A sparse m x m matrix travels as three arrays (ptr, col, val): row i holds val[ptr[i]:ptr[i+1]] in the
+# columns col[ptr[i]:ptr[i+1]]. The step problems of chains and columns are banded and those of piles
+# have a few neighbours per contact: O(m) entries where a dense matrix has m².
+
+@numba.njit(cache=True)
+def csr_from_dense(A):
+    """The non-zero entries of the dense A, row by row in ascending columns (the dense solvers' order:
+    sums over them equal the dense sums exactly)."""
+    m, n = A.shape
+    nnz = 0
+    for i in range(m):
+        for j in range(n):
+            if A[i, j] != 0.0:
+                nnz += 1
+    ptr = np.empty(m + 1, np.int64)
+    col = np.empty(nnz, np.int64)
+    val = np.empty(nnz)
+    k = 0
+    for i in range(m):
+        ptr[i] = k
+        for j in range(n):
+            if A[i, j] != 0.0:
+                col[k] = j
+                val[k] = A[i, j]
+                k += 1
+    ptr[m] = k
+    return ptr, col, val
+
+
+@numba.njit(cache=True)
+def csr_to_dense(ptr, col, val, n):
+    m = ptr.shape[0] - 1
+    A = np.zeros((m, n))
+    for i in range(m):
+        for p in range(ptr[i], ptr[i + 1]):
+            A[i, col[p]] += val[p]
+    return A
+
+
+@numba.njit(cache=True)
+def csr_matvec_plus(ptr, col, val, x, q, out):
+    """out = q + A x."""
+    for i in range(ptr.shape[0] - 1):
+        s = q[i]
+        for p in range(ptr[i], ptr[i + 1]):
+            s += val[p] * x[col[p]]
+        out[i] = s
+
+
+@numba.njit(cache=True)
+def csr_diagonal(ptr, col, val):
+    m = ptr.shape[0] - 1
+    d = np.zeros(m)
+    for i in range(m):
+        for p in range(ptr[i], ptr[i + 1]):
+            if col[p] == i:
+                d[i] += val[p]
+    return d
+
+
+@numba.njit(cache=True)
+def csr_entry(ptr, col, val, i, j):
+    s = 0.0
+    for p in range(ptr[i], ptr[i + 1]):
+        if col[p] == j:
+            s += val[p]
+    return s
+
+
+@numba.njit(cache=True)
+def csr_bad_input(ptr, q, x, nx):
+    """bad_input for a CSR matrix: ptr not of m + 1 entries, x shorter than nx, or q not finite."""
+    m = q.shape[0]
+    if ptr.shape[0] != m + 1 or x.shape[0] < nx:
+        return True
+    for i in range(m):
+        if not np.isfinite(q[i]):
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def csr_transpose(ptr, col, val, n):
+    """The rows of Aᵀ (A with n columns), each in ascending columns."""
+    m = ptr.shape[0] - 1
+    tptr = np.zeros(n + 1, np.int64)
+    for p in range(ptr[m]):
+        tptr[col[p] + 1] += 1
+    for j in range(n):
+        tptr[j + 1] += tptr[j]
+    fill = tptr[:n].copy()
+    tcol = np.empty(ptr[m], np.int64)
+    tval = np.empty(ptr[m])
+    for i in range(m):
+        for p in range(ptr[i], ptr[i + 1]):
+            j = col[p]
+            tcol[fill[j]] = i
+            tval[fill[j]] = val[p]
+            fill[j] += 1
+    return tptr, tcol, tval
+
+
+@numba.njit(cache=True)
+def csr_symmetric(ptr, col, val):
+    """True if A equals its transpose to 1e-13 relative, entry by entry (a missing entry is a zero)."""
+    m = ptr.shape[0] - 1
+    for i in range(m):
+        for p in range(ptr[i], ptr[i + 1]):
+            j = col[p]
+            if j >= i:
+                continue
+            a = val[p]
+            b = csr_entry(ptr, col, val, j, i)
+            if a != b and abs(a - b) > 1e-13 * (abs(a) + abs(b)):
+                return False
+            # an entry above the diagonal with no partner below: compared from row j
+    for i in range(m):
+        for p in range(ptr[i], ptr[i + 1]):
+            j = col[p]
+            if j > i and csr_entry(ptr, col, val, j, i) == 0.0 and val[p] != 0.0:
+                return False
+    return True

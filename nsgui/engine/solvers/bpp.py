@@ -6,11 +6,11 @@ of F). Safeguard: when the number of infeasibilities has not decreased for _BACK
 only the largest infeasible index is swapped (Murty's single principal pivoting, finite for
 P-matrices).
 
-The linear solve exploits bandedness: one O(m^2) scan of M records each row's leftmost non-zero
-and symmetry; the bandwidth of M_FF then costs O(m) per iteration and the banded Cholesky
-O(|F| b^2) (with b = |F| - 1 it is ordinary dense Cholesky). A 100-bead chain (tridiagonal
-Delassus, all contacts active, previous active set as guess) is solved in one iteration with
-O(m) floating-point work. Non-symmetric M uses dense LU with partial pivoting.
+M is given in compressed sparse rows (_linalg; bpp_lcp takes a dense M and hands its non-zeros on). The linear solve exploits bandedness: each row's leftmost
+non-zero gives the bandwidth of M_FF in O(nnz) per iteration, and the banded Cholesky costs
+O(|F| b^2) (with b = |F| - 1 it is ordinary dense Cholesky). A bead column (tridiagonal Delassus,
+all contacts active, previous active set as guess) is solved in one iteration with O(m) work.
+Non-symmetric M uses dense LU with partial pivoting.
 
 Status: 0 solved (natural-map residual verified), 2 iteration cap, 3 the principal subproblem
 was singular/indefinite or the result failed verification (PSD M with an unlucky active set):
@@ -19,53 +19,28 @@ the caller should fall back to Lemke. 4 bad input (shapes, non-finite q).
 import numpy as np
 import numba
 
-from ._linalg import bad_input, band_cholesky_solve_inplace, lu_solve_inplace
+from ._linalg import (bad_input, band_cholesky_solve_inplace, csr_bad_input, csr_diagonal, csr_from_dense,
+                      csr_matvec_plus, csr_symmetric, lu_solve_inplace)
 from ..codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 
 _BACKUP = 3
 
 
 @numba.njit(cache=True)
-def _scan(M):
-    """Leftmost / rightmost non-zero column per row (hi may overestimate), and symmetry.
-
-    One pass over the strict lower triangle: O(m^2) comparisons, no arithmetic worth noting.
-    """
-    m = M.shape[0]
+def _leftmost(ptr, col):
+    """Each row's leftmost non-zero column (the row itself if none lies left of the diagonal)."""
+    m = ptr.shape[0] - 1
     lo = np.empty(m, dtype=np.int64)
-    hi = np.empty(m, dtype=np.int64)
-    sym = True
     for i in range(m):
         lo[i] = i
-        hi[i] = i
-        for j in range(i):
-            a = M[i, j]
-            b = M[j, i]
-            if a != b and abs(a - b) > 1e-13 * (abs(a) + abs(b)):
-                sym = False
-            if a != 0.0 and lo[i] == i:
-                lo[i] = j
-    if sym:
-        # a non-zero M[i, j] with j > i means lo[j] <= i
-        for j in range(m):
-            for i in range(lo[j], j):
-                if hi[i] < j:
-                    hi[i] = j
-    else:
-        for i in range(m):
-            for j in range(m - 1, i, -1):
-                if M[i, j] != 0.0:
-                    hi[i] = j
-                    break
-            for j in range(i):
-                if M[i, j] != 0.0:
-                    lo[i] = j
-                    break
-    return lo, hi, sym
+        for p in range(ptr[i], ptr[i + 1]):
+            if col[p] < lo[i]:
+                lo[i] = col[p]
+    return lo
 
 
 @numba.njit(cache=True)
-def _solve_sub(M, q, F, lo, sym, z, pos, idx, b, dropped):
+def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped):
     """z_F = -M_FF^-1 q_F, z = 0 elsewhere. Returns False if the subproblem is unusable.
 
     pos (m + 1), idx, b, dropped (m) are workspaces; pos[j] = number of F indices < j.
@@ -98,18 +73,20 @@ def _solve_sub(M, q, F, lo, sym, z, pos, idx, b, dropped):
         L = np.zeros((n, bw + 1))
         for a in range(n):
             i = idx[a]
-            c0 = a - bw
-            if c0 < 0:
-                c0 = 0
-            for c in range(c0, a + 1):
-                L[a, bw - (a - c)] = M[i, idx[c]]
+            for p in range(ptr[i], ptr[i + 1]):
+                j = col[p]
+                if F[j] and j <= i:
+                    L[a, bw - (a - pos[j])] += val[p]
         if not band_cholesky_solve_inplace(L, bw, b[:n], dropped[:n]):
             return False
     else:
-        A = np.empty((n, n))
+        A = np.zeros((n, n))
         for a in range(n):
-            for c in range(n):
-                A[a, c] = M[idx[a], idx[c]]
+            i = idx[a]
+            for p in range(ptr[i], ptr[i + 1]):
+                j = col[p]
+                if F[j]:
+                    A[a, pos[j]] += val[p]
         if not lu_solve_inplace(A, b[:n]):
             return False
     for a in range(n):
@@ -118,40 +95,41 @@ def _solve_sub(M, q, F, lo, sym, z, pos, idx, b, dropped):
 
 
 @numba.njit(cache=True)
-def _w_banded(M, q, z, lo, hi, w):
-    """w = q + M z using the per-row non-zero extent (O(m b) for banded M)."""
+def bpp_lcp(M, q, active0, max_iter):
+    """bpp_lcp_csr for a dense M (the same solves: band entries and sums skip only exact zeros)."""
     m = q.shape[0]
-    for i in range(m):
-        s = q[i]
-        for j in range(lo[i], hi[i] + 1):
-            s += M[i, j] * z[j]
-        w[i] = s
+    if bad_input(M, q, active0, m):
+        return np.zeros(m), BAD_INPUT, 0
+    ptr, col, val = csr_from_dense(M)
+    return bpp_lcp_csr(ptr, col, val, q, active0, max_iter, csr_symmetric(ptr, col, val))
 
 
 @numba.njit(cache=True)
-def bpp_lcp(M, q, active0, max_iter):
-    """Solve the LCP by block principal pivoting warm-started from the active-set guess active0.
+def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym):
+    """Solve the LCP by block principal pivoting warm-started from the active-set guess active0; M by
+    its rows (ptr, col, val), sym: whether it is symmetric (banded Cholesky, else dense LU).
 
     Returns (z, status, iterations); iterations counts the principal linear solves.
     """
     m = q.shape[0]
     z = np.zeros(m)
-    if bad_input(M, q, active0, m):
+    if csr_bad_input(ptr, q, active0, m):
         return z, BAD_INPUT, 0
     if m == 0:
         return z, SOLVED, 0
+    diag = csr_diagonal(ptr, col, val)
     qn = 0.0
     dmax = 0.0
     for i in range(m):
         qn = max(qn, abs(q[i]))
-        dmax = max(dmax, abs(M[i, i]))
+        dmax = max(dmax, abs(diag[i]))
     if qn == 0.0:
         return z, SOLVED, 0
     if dmax == 0.0:
         dmax = 1.0
     tol_w = 1e-12 * qn
     tol_z = tol_w / dmax
-    lo, hi, sym = _scan(M)
+    lo = _leftmost(ptr, col)
     F = np.empty(m, dtype=np.bool_)
     for i in range(m):
         F[i] = active0[i]
@@ -165,9 +143,9 @@ def bpp_lcp(M, q, active0, max_iter):
     it = 0
     while it < max_iter:
         it += 1
-        if not _solve_sub(M, q, F, lo, sym, z, pos, idx, rhs, dropped):
+        if not _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, rhs, dropped):
             return z, SINGULAR_SUBPROBLEM, it
-        _w_banded(M, q, z, lo, hi, w)
+        csr_matvec_plus(ptr, col, val, z, q, w)
         ninf = 0
         last = -1
         for i in range(m):

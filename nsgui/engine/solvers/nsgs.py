@@ -4,13 +4,13 @@ time-stepping digest §5.2, §6.3).
 u = W r + q, rows interleaved [N1, T1, N2, T2, ...]. Each contact's 2x2 problem is solved
 exactly with the others frozen, in the order take-off, stick, slip(+), slip(-); the first
 candidate that satisfies its own conditions is taken (if round-off rejects all of them, the one
-with the smallest local residual). u is kept up to date incrementally (O(m) per contact) and
-recomputed exactly before convergence is declared.
+with the smallest local residual). W is in compressed sparse rows (_linalg); u is kept up to date
+incrementally (O(neighbours) per contact) and recomputed exactly before convergence is declared.
 """
 import numpy as np
 import numba
 
-from ._linalg import bad_input
+from ._linalg import bad_input, csr_bad_input, csr_entry, csr_from_dense, csr_matvec_plus, csr_transpose
 from .residuals import fc2d_contact_residual
 from ..codes import BAD_INPUT, ITERATION_CAP, SOLVED
 
@@ -66,18 +66,39 @@ def _contact_errors(u, r, mu, nc):
 
 
 @numba.njit(cache=True)
-def _matvec_plus(W, r, q, u):
-    m = q.shape[0]
-    for i in range(m):
-        s = q[i]
-        for j in range(m):
-            s += W[i, j] * r[j]
-        u[i] = s
+def _add_columns(tptr, tcol, tval, iN, dN, dT, u):
+    """u += W[:, iN] dN + W[:, iN + 1] dT, one sum per entry as the dense update made it (the columns'
+    entries in ascending rows, merged)."""
+    p, pe = tptr[iN], tptr[iN + 1]
+    k, ke = pe, tptr[iN + 2]
+    while p < pe or k < ke:
+        if k == ke or (p < pe and tcol[p] < tcol[k]):
+            u[tcol[p]] += tval[p] * dN + 0.0 * dT
+            p += 1
+        elif p == pe or tcol[k] < tcol[p]:
+            u[tcol[k]] += 0.0 * dN + tval[k] * dT
+            k += 1
+        else:
+            u[tcol[p]] += tval[p] * dN + tval[k] * dT
+            p += 1
+            k += 1
 
 
 @numba.njit(cache=True)
 def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
-    """Solve the FC2D problem by nonsmooth Gauss-Seidel, warm-started from r0.
+    """nsgs_fc2d_csr for a dense W (same iterates: the sums skip only exact zeros)."""
+    m = q.shape[0]
+    if bad_input(W, q, r0, m):
+        return np.zeros(m), BAD_INPUT, 0, np.inf
+    ptr, col, val = csr_from_dense(W)
+    tptr, tcol, tval = csr_transpose(ptr, col, val, m)
+    return nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter)
+
+
+@numba.njit(cache=True)
+def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
+    """Solve the FC2D problem by nonsmooth Gauss-Seidel, warm-started from r0; W by its rows (ptr,
+    col, val) and its columns (tptr, tcol, tval: the rows of Wᵀ, the same arrays when W is symmetric).
 
     Returns (r, status, iterations, error). error = fc2d_residual(W, q, mu, r) / max(1, ||q||inf)
     (the max over contacts of the natural-map residual of the Coulomb-Signorini law, see
@@ -92,28 +113,34 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     m = q.shape[0]
     nc = m // 2
     r = np.zeros(m)
-    if m % 2 != 0 or bad_input(W, q, r0, m) or mu.shape[0] < nc:
+    if m % 2 != 0 or csr_bad_input(ptr, q, r0, m) or tptr.shape[0] != m + 1 or mu.shape[0] < nc:
         return r, BAD_INPUT, 0, np.inf
     if nc == 0:
         return r, SOLVED, 0, 0.0
     for i in range(2 * nc):
         r[i] = r0[i]
+    # each contact's 2x2 block [[a, b], [bp, d]]
+    blk = np.empty((nc, 4))
+    for c in range(nc):
+        iN, iT = 2 * c, 2 * c + 1
+        blk[c, 0], blk[c, 1] = csr_entry(ptr, col, val, iN, iN), csr_entry(ptr, col, val, iN, iT)
+        blk[c, 2], blk[c, 3] = csr_entry(ptr, col, val, iT, iN), csr_entry(ptr, col, val, iT, iT)
     qn = 0.0
     dmax = 0.0
     for i in range(2 * nc):
         qn = max(qn, abs(q[i]))
-        dmax = max(dmax, W[i, i])
+        dmax = max(dmax, blk[i // 2, 0 if i % 2 == 0 else 3])
     norm = max(1.0, qn)
     skip = np.zeros(nc, dtype=np.bool_)
     for c in range(nc):
-        if not (W[2 * c, 2 * c] > 1e-14 * dmax):
+        if not (blk[c, 0] > 1e-14 * dmax):
             skip[c] = True
             r[2 * c] = 0.0
             r[2 * c + 1] = 0.0
         elif r[2 * c] < 0.0:
             r[2 * c] = 0.0
     u = np.empty(m)
-    _matvec_plus(W, r, q, u)
+    csr_matvec_plus(ptr, col, val, r, q, u)
     err = _contact_errors(u, r, mu, nc) / norm
     if err <= tol:
         return r, SOLVED, 0, err
@@ -125,10 +152,7 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
                 continue
             iN = 2 * c
             iT = iN + 1
-            a = W[iN, iN]
-            b = W[iN, iT]
-            bp = W[iT, iN]
-            d = W[iT, iT]
+            a, b, bp, d = blk[c, 0], blk[c, 1], blk[c, 2], blk[c, 3]
             rN = r[iN]
             rT = r[iT]
             qN = u[iN] - a * rN - b * rT
@@ -140,14 +164,13 @@ def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
             if dN != 0.0 or dT != 0.0:
                 r[iN] = nN
                 r[iT] = nT
-                for i in range(m):
-                    u[i] += W[i, iN] * dN + W[i, iT] * dT
+                _add_columns(tptr, tcol, tval, iN, dN, dT, u)
         err = _contact_errors(u, r, mu, nc) / norm
         if err <= tol:
-            _matvec_plus(W, r, q, u)  # drop the drift of the incremental update
+            csr_matvec_plus(ptr, col, val, r, q, u)  # drop the drift of the incremental update
             err = _contact_errors(u, r, mu, nc) / norm
             if err <= tol:
                 return r, SOLVED, it, err
-    _matvec_plus(W, r, q, u)
+    csr_matvec_plus(ptr, col, val, r, q, u)
     err = _contact_errors(u, r, mu, nc) / norm
     return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
