@@ -199,6 +199,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
     residual = abs(first[0, res_col])
     cap = max(1, min(int(max_chunk), CALL_BYTES // (8 * len(model.signal_names))))
     k = min(cap, 64)  # the first call measures the speed
+    buf = np.empty((min(cap, max(nsteps, 1)), len(model.signal_names)))  # every call's rows, reused
     failure = failure_traceback = None
     wall = 0.0
     done = 0
@@ -206,7 +207,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
         k = min(k, nsteps - done)
         t0 = time.perf_counter()
         try:
-            rows = sim.run(k)
+            rows = sim.run(k, out=buf)
         except SimulationError as e:
             rows = e.rows
             failure = str(e)

@@ -323,17 +323,24 @@ class Simulator:
         """One time step; returns the new signal row."""
         return self.run(1)[-1]
 
-    def run(self, nsteps, record=True):
+    def run(self, nsteps, record=True, out=None):
         """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
 
+        out: a preallocated float64 array of at least nsteps rows of every signal (C order) that the
+        rows are written into (the result is then a view of its first rows): a caller that runs in
+        many calls reuses one buffer instead of taking fresh memory, whose first writes cost more
+        than the rows themselves (the page faults of a new array).
         On a numerical failure raises SimulationError; an exception in a `python` block's code,
         ControllerError (with the user's traceback). On any failure (a Python control law's
         exception too) the rows computed before it are in `err.rows` and the simulator holds the
         last good state.
         """
+        nsteps = int(nsteps)
+        if out is not None and record:
+            self._check_out(out, nsteps)
         dt = self.model.dt
         if not self._external and not self._python and not any(p.pending(self.t, dt) for p in self._pushes):
-            return self._run(nsteps, record)
+            return self._run(nsteps, record, None if out is None else out[:nsteps])
         chunks, done = [], 0
         try:
             while done < nsteps:
@@ -342,23 +349,37 @@ class Simulator:
                 samplers = self._python + self._external + [p for p in self._pushes if p.time > self.t + 0.5 * dt]
                 k = nsteps - done if not samplers else \
                     min(nsteps - done, steps_until_next_sample(samplers, self.t, dt, self._data))
+                part = None if out is None else out[done:done + k]
                 if self._python:
-                    chunks.append(self._run_seen(k, record))
+                    chunks.append(self._run_seen(k, record, part))
                 else:
-                    chunks.append(self._run(k, record))
+                    chunks.append(self._run(k, record, part))
                 done += k
         except Exception as e:  # a failing step or a failing Python law: keep the rows made before it
             tail = getattr(e, "rows", np.empty((0, len(self.signal_names))))
-            e.rows = np.vstack(chunks + [tail]) if record else tail
+            if out is not None and record:
+                e.rows = out[:done + len(tail)]
+            else:
+                e.rows = np.vstack(chunks + [tail]) if record else tail
             raise
+        if out is not None and record:
+            return out[:nsteps]
         return np.vstack(chunks) if record and chunks else np.empty((0, len(self.signal_names)))
 
-    def _run_seen(self, nsteps, record):
+    def _check_out(self, out, nsteps):
+        n = len(self.signal_names)
+        if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.ndim == 2
+                and out.flags.c_contiguous and out.flags.writeable and out.shape[1] == n and out.shape[0] >= nsteps):
+            shape = getattr(out, "shape", None)
+            raise ValueError(f"out must be a writeable C-ordered float64 array of at least ({nsteps}, {n}) "
+                             f"(steps x signals), got {type(out).__name__} of shape {shape}")
+
+    def _run_seen(self, nsteps, record, rows=None):
         """_run, then the new events go to each `python` block's unseen events, and to the kept
         snapshots' copies of them (those up to each snapshot's time)."""
         n_events, n_snaps = len(self._events) + self._events_dropped, len(self._snapshots)
         try:
-            return self._run(nsteps, record)
+            return self._run(nsteps, record, rows)
         finally:
             new = self._events[max(0, n_events - self._events_dropped):]
             for s in self._snapshots[n_snaps:]:
@@ -367,15 +388,17 @@ class Simulator:
             for b in self._python:
                 b.pending += new
 
-    def _run(self, nsteps, record=True):
-        """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
+    def _run(self, nsteps, record=True, rows=None):
+        """Advances nsteps steps; returns the signal rows (nsteps x nsignals, written into `rows` if
+        given) or an empty array.
 
         On a numerical failure raises SimulationError; the rows computed before it are in
         `err.rows` and the simulator holds the last good state.
         """
         nsteps = int(nsteps)
         stats = self._data.stats
-        rows = np.empty((nsteps if record else 0, len(self.signal_names)))
+        if rows is None or not record:
+            rows = np.empty((nsteps if record else 0, len(self.signal_names)))
         prev_status = self._data.status.copy()
         prev_row = self._row.copy()  # the state before this call: impacts' velocities before
         prev_warnings = stats[codes.ST_WARNINGS]
