@@ -220,7 +220,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
             sink.append(rows[start::every])
             for rec in (cycles, walker):
                 if rec is not None:
-                    rec.append(rows)
+                    rec.append(rows.copy())  # rows is the reused buffer: a recorder may keep views
         done += len(rows)
         if failure:
             break
