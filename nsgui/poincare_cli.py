@@ -23,7 +23,7 @@ def _parser():
     p.add_argument("scene", help="scene file (.json) or the name of an example")
     p.add_argument("--section", default="impact", metavar="EVENT",
                    help="the event ending a step: 'impact' (default: a heel strike of any foot but the "
-                        "stance foot) or 'impact:CONTACT[,CONTACT...]'")
+                        "stance foot) or 'impact:CONTACT[,CONTACT...]' (naming the stance foot: a stride)")
     p.add_argument("--json", metavar="FILE", help="write the results to this JSON file")
     p.add_argument("--sweep", metavar="PATH=START:STOP:N",
                    help="continue the gait along a scene parameter (e.g. slope=0.04:0.09:11) and report "

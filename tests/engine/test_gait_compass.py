@@ -93,3 +93,20 @@ def test_an_asymmetric_walker_is_refused(scene):
     with pytest.raises(GaitError, match="not symmetric") as e:
         analyse(heavy)
     assert "\n" not in str(e.value)
+
+
+def test_stride_map_is_the_step_map_twice(scene, gait):
+    # a section on one foot only (--section impact:foot1_ground) maps a strike of foot1 to its next:
+    # two steps and no renaming. Its fixed point is the gait's and its eigenvalues are the squares of
+    # the step map's: a check of the renaming of the legs at each step
+    from nsgui.engine.gait import SectionEvent
+    out, P, fp = gait
+    stride, _P2, fp2 = analyse(scene, SectionEvent.parse(f"impact:{out['stance']}"))
+    assert stride["names"] == out["names"]
+    for name, value in out["fixed_point"].items():
+        assert stride["fixed_point"][name] == pytest.approx(value, abs=1e-8)
+    assert stride["period"] == pytest.approx(2 * out["period"], rel=1e-9)
+    assert stride["step_length"] == pytest.approx(2 * out["step_length"], rel=1e-9)
+    squares = sorted(fp.eigenvalues ** 2, key=lambda z: (round(abs(z), 6), z.imag))
+    found = sorted(fp2.eigenvalues, key=lambda z: (round(abs(z), 6), z.imag))
+    assert np.abs(np.array(squares) - np.array(found)).max() < 1e-5   # finite-difference truncation

@@ -36,7 +36,7 @@ def test_period_two_orbit_of_the_logistic_map():
 
 def test_steps_are_scaled_and_jacobian_is_central():
     h = fd_steps(np.array([0.1, -20.0]))
-    assert h[0] == pytest.approx(1e-10 ** (1 / 3)) and h[1] == pytest.approx(20 * 1e-10 ** (1 / 3))
+    assert h[0] == pytest.approx(1e-12 ** (1 / 3)) and h[1] == pytest.approx(20 * 1e-12 ** (1 / 3))
     J, used = jacobian(lambda x: np.array([x[0] ** 3, x[0] * x[1]]), np.array([2.0, 3.0]))
     assert J == pytest.approx(np.array([[12.0, 0.0], [3.0, 2.0]]), abs=1e-5) and (used == fd_steps(np.array([2.0, 3.0]))).all()
 

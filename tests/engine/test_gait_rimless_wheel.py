@@ -84,7 +84,7 @@ def test_point_mass_factor_is_cos_squared():
     scene = scene.with_values({"bodies[wheel].inertia": 1e-6 * p["m"] * p["L"] ** 2})
     out, _P, _fp = analyse(scene)
     assert out["eigenvalues"][0][0] == pytest.approx(math.cos(2 * p["alpha"]) ** 2, abs=5e-6)
-    assert out["eigenvalues"][0][0] == pytest.approx(parameters(scene)["r"] ** 2, abs=1e-7)
+    assert out["eigenvalues"][0][0] == pytest.approx(parameters(scene)["r"] ** 2, abs=3e-7)
 
 
 def test_a_wheel_that_rolls_back_is_a_clear_error():

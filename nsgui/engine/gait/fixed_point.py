@@ -1,9 +1,14 @@
 """Periodic gaits: fixed points of the return map P (or of P∘P for period 2) by Newton (walking.md
 (W7.1)) with a central finite-difference Jacobian, and their eigenvalues.
 
-The map is computed by an adaptive integrator, so it carries a small noise (its tolerances, about
-1e-10 relative). A central difference has truncation error ~h² and noise error ~noise/h: the step
-h_j = NOISE^(1/3) max(1, |x_j|) balances them (about 5e-4 relative), and is reported.
+The map is computed by an adaptive integrator, so it carries a small noise: its residual at a fixed
+point is about 1e-12 (the walkers' scenes; 2e-11 for the rimless wheel, whose I = 1e-6 makes M⁻¹
+large). A central difference has truncation error ~h² and noise error ~noise/h: the step
+h_j = noise^(1/3) max(1, |x_j|) balances them. Newton's iterations use noise = NOISE (h = 1e-4
+relative); the Jacobian at the fixed point, whose eigenvalues are reported, uses the noise measured
+there (the residual left, relative), and its steps are reported. (A fixed 1e-10, steps of 5e-4,
+left truncation errors of 1e-4 in the compass gait's eigenvalues: its stride map's eigenvalues
+were the squares of its step map's only to 9e-5.)
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import numpy as np
 
 from .section import GaitError
 
-NOISE = 1e-10             # relative noise of one return-map evaluation (the integrator's tolerance)
+NOISE = 1e-12             # relative noise of one return-map evaluation, before it is measured
+NOISE_FLOOR = 1e-14       # the smallest noise assumed (round-off of a step)
 TOL = 1e-11               # Newton stops when |P(x) - x| is below TOL max(1, |x|)
 MAX_NEWTON = 20
 MARGIN = 1e-6             # |λ| within this of 1: the verdict is "marginal"
@@ -24,8 +30,8 @@ TRIVIAL_NOTE = ("the section is reduced: the trailing foot touching the ground (
                 "0 (one per removed coordinate or rate) and 1 (the translation), excluded here")
 
 
-def fd_steps(x):
-    return NOISE ** (1 / 3) * np.maximum(1.0, np.abs(x))
+def fd_steps(x, noise=NOISE):
+    return noise ** (1 / 3) * np.maximum(1.0, np.abs(x))
 
 
 def jacobian(f, x, steps=None):
@@ -113,6 +119,8 @@ def newton(P, x0, k=1, describe=None, max_iter=MAX_NEWTON):
                             f"residual {res:.3e}") from None
         x = x + dx
     x = best[1]
-    J, h = jacobian(f, x)
+    # the final Jacobian's steps from the noise measured: the residual left at the fixed point
+    noise = max(best[0] / scale, NOISE_FLOOR)
+    J, h = jacobian(f, x, fd_steps(x, noise))
     return FixedPoint(x=x, residual=best[0], iterations=len(history) - 1,
                       jacobian=J, fd_step=h, eigenvalues=np.linalg.eigvals(J), history=history)

@@ -25,7 +25,8 @@ CHUNK = 25        # rows run at once while no strike has happened
 @dataclass
 class SectionEvent:
     """Which events end a step: impacts of the listed contacts (None: any foot other than the
-    stance foot), i.e. `--section impact` or `--section impact:foot_a,foot_b`."""
+    stance foot), i.e. `--section impact` or `--section impact:foot_a,foot_b` (a list with the stance
+    foot makes the map a stride: to that foot's next strike)."""
     contacts: tuple | None = None
 
     @classmethod
@@ -130,9 +131,13 @@ class ReturnMap:
         return state, struck, trailing
 
     def _candidates(self, stance):
+        """The contacts whose impact ends a step: any foot but the stance foot by default; the listed
+        ones if the section names them (the stance foot among them: a stride, two steps, from one
+        strike of that foot to its next)."""
         names = self.model.contact_names
-        return {c for c in range(len(names)) if c != stance
-                and (self.event.contacts is None or names[c] in self.event.contacts)}
+        if self.event.contacts is None:
+            return {c for c in range(len(names)) if c != stance}
+        return {c for c in range(len(names)) if names[c] in self.event.contacts}
 
     def _run_to_strike(self, stance, record):
         """Run until an impact of a candidate contact: (post-strike SimState at its time + EPSILON,
@@ -217,7 +222,8 @@ class ReturnMap:
             raise GaitError(f"step from {sec.describe(x)}: the walker fell back "
                             f"('{m.contact_names[struck]}' struck behind the stance foot at t = {t_hit:.6g} s)")
         e1 = sim.signals()
-        q1, v1 = sec.relabel(end.q, end.v, struck)
+        # the struck foot takes the stance foot's part (a stride ends on the stance foot itself: nothing to rename)
+        q1, v1 = (end.q, end.v) if struck == sec.stance else sec.relabel(end.q, end.v, struck)
         return Step(x=sec.coordinates(q1, v1), period=t_hit, step_length=float(np.hypot(*(pa1[struck] - pa0[sec.stance]))),
                     impact_loss=lost,
                     potential_drop=e0["energy.potential"] - e1["energy.potential"],
