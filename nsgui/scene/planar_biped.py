@@ -94,7 +94,7 @@ def _down(angle, length):
 def posture_points(body: Body, q: dict):
     """World points of a posture q (coordinates by name, base included): {'com': (x, y), 'mass': m,
     'heel_l': ..., 'toe_l': ..., 'ankle_l': ..., ...}."""
-    m_hat, L_hat, c_hat, _ = body.hat
+    m_hat, _L_hat, c_hat, _ = body.hat
     m_th, L_th, c_th, _ = body.thigh
     m_sh, L_sh, c_sh, _ = body.shank
     m_ft, _, h_a, x_heel, x_toe = body.foot
@@ -161,7 +161,7 @@ def desired_reactions(body: Body, q: dict, gravity: float = 9.81):
     generalized force λ (p_x − o_x)."""
     pts = posture_points(body, q)
     lam = static_split(pts["com"][0], foot_centres(pts), pts["mass"] * gravity)
-    m_hat, L_th, L_sh = body.hat[0], body.thigh[1], body.shank[1]
+    L_th = body.thigh[1]
     hip = np.array([q["base.x"], q["base.y"]])
     forces, r = {}, []
     for s, lam_s in zip(SIDES, lam):

@@ -10,8 +10,16 @@ import pytest
 
 from nsgui.engine import Simulator, compile_scene
 from nsgui.scene import load_scene, scene_from_dict, scene_to_dict
-from nsgui.scene.planar_biped import (SIDES, Body, desired_reactions, foot_centres, posture_points,
-                                      standing_biped7, standing_posture, static_split)
+from nsgui.scene.planar_biped import (
+    SIDES,
+    Body,
+    desired_reactions,
+    foot_centres,
+    posture_points,
+    standing_biped7,
+    standing_posture,
+    static_split,
+)
 
 SCENE = Path(__file__).resolve().parents[2] / "resources" / "scenes" / "biped_standing.json"
 G = 9.81

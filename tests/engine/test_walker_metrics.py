@@ -10,8 +10,8 @@ import pytest
 from nsgui.cli import run_main
 from nsgui.engine.simulate import simulate
 from nsgui.engine.walker import walker_metrics
-from nsgui.scene import load_scene
 from nsgui.examples import resolve_scene
+from nsgui.scene import load_scene
 
 
 def _flags(t, intervals):

@@ -34,7 +34,6 @@ signals [state, support, steps, balance d, balance v, swing hip target].
 
 import math
 
-import numpy as np
 from numba import njit
 
 from ..codes import BF_COMX, BF_COMY, BF_MASS
