@@ -40,6 +40,9 @@ def _parser():
     p.add_argument("--summary-json", help="write the run summary to this JSON file")
     p.add_argument("--events", metavar="FILE.csv", help="write the event log (time, kind, contact, normal "
                    "velocities before and after, percussion, energy lost) to this CSV file")
+    p.add_argument("--perturbations", metavar="RUN.csv",
+                   help="replay the mouse perturbations (perturb.* signals) of a run exported from the window "
+                        "(.csv or .h5)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--allow-code", action="store_true",
                    help="run the scene's Python controllers (`python` blocks import and run code from "
@@ -149,6 +152,16 @@ def parse_overrides(texts):
     return out
 
 
+def _read_perturbations(path):
+    """The PerturbationSchedule of an exported run (CSV or HDF5)."""
+    from nsgui.engine.export import read_csv, read_hdf5
+    from nsgui.engine.perturbation import PerturbationSchedule
+    if not path.lower().endswith((".csv", ".h5", ".hdf5")):
+        raise ValueError("the file name must end in .csv, .h5 or .hdf5")
+    signals = read_csv(path) if path.lower().endswith(".csv") else read_hdf5(path)
+    return PerturbationSchedule.from_signals(signals)
+
+
 def _run(args, stop):
     from nsgui.scene import SceneError, load_scene
     from nsgui.engine.export import WriteError
@@ -181,6 +194,12 @@ def _run(args, stop):
             raise SceneError(problems)
     except SceneError as e:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
+    schedule = None
+    if args.perturbations:
+        try:
+            schedule = _read_perturbations(args.perturbations)
+        except (OSError, ValueError, KeyError) as e:
+            return _fail(f"--perturbations {args.perturbations}: {e}")
     from nsgui.engine.control.python_block import CodeRefused, Consent, set_consent
     from nsgui.engine.simulator import ControllerError
     set_consent(Consent(os.path.dirname(os.path.abspath(args.scene)), bool(args.allow_code)))
@@ -195,6 +214,7 @@ def _run(args, stop):
     try:
         # rows go straight to --out (nothing kept in memory), or nowhere: only the summary is shown
         result = simulate(scene, progress=progress, every=args.every, out=args.out, keep=False,
+                          perturbations=schedule,
                           attrs={"scene": os.path.abspath(args.scene)})
     except SceneError as e:
         return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))

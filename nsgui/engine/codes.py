@@ -152,3 +152,13 @@ N_ENERGY = len(ENERGY_SIGNALS)
 CONTACT_SIGNALS = ("gap", "pn", "pt", "status", "fn", "ft")
 C_GAP, C_PN, C_PT, C_STATUS, C_FN, C_FT = range(6)
 N_CONTACT_SIGNALS = len(CONTACT_SIGNALS)
+
+# ---------------------------------------------------------------- mouse perturbation (engine/perturbation.py)
+# the last N_PT entries of Data.ctrl (state: snapshots carry it): the grabbed body (-1: none), the
+# grabbed point in its frame, the target point (world), the force of the last evaluation (world), and
+# the law's mass scale, stiffness and damping per unit mass (1/s², 1/s) and bound on force / mass (m/s²)
+PT_BODY, PT_PX, PT_PY, PT_TX, PT_TY, PT_FX, PT_FY, PT_MASS, PT_K, PT_C, PT_AMAX = range(11)
+N_PT = 11
+# recorded as perturb.<name>: the first entries of that segment, in this order
+PERTURB_SIGNALS = ("body", "point_x", "point_y", "target_x", "target_y", "fx", "fy")
+N_PERTURB_SIGNALS = len(PERTURB_SIGNALS)

@@ -122,6 +122,8 @@ class Model:
                 units[n] = per_contact[rest.rsplit(".", 1)[1]]
             elif kind == "loop":
                 units[n] = per_loop[rest.rsplit(".", 1)[1]]
+            elif kind == "perturb":
+                units[n] = "" if rest == "body" else ("N" if rest in ("fx", "fy") else "m")
         for a, c in zip(self.actuator_names, self.arrays.ai[:, codes.AI_COORD]):  # a torque on an angle, a force on a length
             units[f"u.{a}"] = "N·m" if self.coord_units[c] == "rad" else "N"
         return units

@@ -2,7 +2,7 @@
 
 A row is [t, q (nq), v (nq), energies (N_ENERGY), per contact (gap, pn, pt, status, fn, ft), u (one
 per actuator), the controllers' signals, the enabled flags of switched contacts, per loop joint (fx, fy,
-torque, error)]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
+torque, error), the mouse perturbation (perturb.*)]. The stepper writes rows with these offsets (the layout travels inside ModelArrays as
 a tuple of ints), the simulator reads gap and status columns with them, and every name-based reader
 (recorder, views, exports) gets the same order from `names`.
 """
@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .codes import CONTACT_SIGNALS, ENERGY_SIGNALS, LOOP_SIGNALS, N_CONTACT_SIGNALS, N_ENERGY, N_LOOP_SIGNALS
+from .codes import (CONTACT_SIGNALS, ENERGY_SIGNALS, LOOP_SIGNALS, N_CONTACT_SIGNALS, N_ENERGY, N_LOOP_SIGNALS,
+                    N_PERTURB_SIGNALS, PERTURB_SIGNALS)
 
 T_COLUMN = 0  # every row starts with the time
 
@@ -30,6 +31,7 @@ class SignalLayout(NamedTuple):
     switches: int   # first column of the enabled flags of switched contacts
     loops: int      # first loop-joint column; loop l's signals start at loops + N_LOOP_SIGNALS l
     nloops: int
+    perturb: int    # first column of the mouse perturbation's signals (PERTURB_SIGNALS order)
     width: int      # number of signals
 
     @classmethod
@@ -42,19 +44,22 @@ class SignalLayout(NamedTuple):
         controllers = actuators + nactuators
         switches = controllers + ncontroller_signals
         loops = switches + nswitches
+        perturb = loops + N_LOOP_SIGNALS * nloops
         return cls(nq, ncontacts, nactuators, q, v, energy, contacts, actuators, controllers, switches,
-                   loops, nloops, loops + N_LOOP_SIGNALS * nloops)
+                   loops, nloops, perturb, perturb + N_PERTURB_SIGNALS)
 
     @staticmethod
     def names(coords, contacts, actuators, controller_signals=(), switched=(), loops=()):
         """Signal names in row order: t, q.<coord>, v.<coord>, energy.<e>, contact.<c>.<s>, u.<actuator>,
-        controller.<block>.<signal>, contact.<c>.enabled (switched contacts), loop.<joint>.<s>."""
+        controller.<block>.<signal>, contact.<c>.enabled (switched contacts), loop.<joint>.<s>,
+        perturb.<s>."""
         return (["t"] + [f"q.{c}" for c in coords] + [f"v.{c}" for c in coords]
                 + [f"energy.{e}" for e in ENERGY_SIGNALS]
                 + [f"contact.{c}.{k}" for c in contacts for k in CONTACT_SIGNALS]
                 + [f"u.{a}" for a in actuators] + list(controller_signals)
                 + [f"contact.{c}.enabled" for c in switched]
-                + [f"loop.{j}.{k}" for j in loops for k in LOOP_SIGNALS])
+                + [f"loop.{j}.{k}" for j in loops for k in LOOP_SIGNALS]
+                + [f"perturb.{k}" for k in PERTURB_SIGNALS])
 
     def contact_column(self, c, signal):
         """Column of contact c's signal ("gap", "pn", "pt", "status", "fn" or "ft")."""

@@ -106,13 +106,14 @@ class _Discard:
 
 
 def simulate(scene_or_model, dt=None, duration=None, theta=None, projection=None, solver=None,
-             progress=None, chunk=100_000, every=1, out=None, attrs=None, keep=True) -> Result:
+             progress=None, chunk=100_000, every=1, out=None, attrs=None, keep=True, perturbations=None) -> Result:
     """Runs from t = 0 to the scene's duration.
 
     every: record the rows of steps 0, every, 2·every… only (the summary still covers every step).
     out: stream the recorded rows to this .csv / .h5 file as they are made (written atomically; an
     HDF5 file gets `attrs` and the summary, as JSON, on its root); Result.signals is then empty.
     keep=False: no rows kept at all (the summary and events only).
+    perturbations: a perturbation.PerturbationSchedule (a recorded run's mouse pulls) applied at its times.
     progress(fraction) is called once the kernel is loaded, before the first step, and after each
     kernel call (about CALL_SECONDS apart at most); returning False stops the run there:
     summary['interrupted'] is True and the rows so far are kept, as after a failure. On a
@@ -141,6 +142,8 @@ def simulate(scene_or_model, dt=None, duration=None, theta=None, projection=None
     nsteps = int(round(T / model.dt))
     nrec = nsteps // every + 1
     sim = Simulator(model)
+    if perturbations is not None:
+        sim.replay_perturbations(perturbations)
     sim.run(0)  # loads the compiled kernel (from numba's cache) outside the timed loop
     stopped = progress is not None and _stop_requested(progress(0.0))
     sink = _open_sink(names, nrec, out, keep)

@@ -12,6 +12,7 @@ from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
 from .control.python_block import PythonBlock
 from .pushes import scene_pushes, velocity_jump
+from . import perturbation
 from .event_driven import layout as ed_layout
 
 
@@ -135,6 +136,7 @@ class Simulator:
         # where events crowd: time stepping for a while ("auto") or a SimulationError ("never")
         self._fallback = model.scene.settings.event_driven_fallback != "never"
         self._ed = None
+        self._replay = None  # a perturbation.ScheduleSampler replaying recorded perturbations
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -271,6 +273,8 @@ class Simulator:
         """The Python laws due write their actuator's input (the control seam: Data.u, held), the
         `python` blocks due their inputs, signals and next sample time."""
         t, d = self.t, self._data
+        if self._replay is not None:
+            self._replay.apply(t)
         for b in self._python:
             if b.due(t, d):
                 b.sample(self)
@@ -318,6 +322,34 @@ class Simulator:
             self._data.ctrl[off + k] = 1.0 if enabled else 0.0
         st.state_row(*self._args, self._row, False)
 
+    # ------------------------------------------------------------------ mouse perturbation
+    def perturb(self, body, point, target, *, stiffness=perturbation.STIFFNESS,
+                damping_ratio=perturbation.DAMPING_RATIO, max_acceleration=perturbation.MAX_ACCELERATION):
+        """From the next step on, pull `point` (in the frame of `body`, a name or an index) toward
+        `target` (world) with the bounded spring-damper of engine/perturbation.py, until
+        `release_perturbation()` or another `perturb`. The input is state (snapshots carry it) and is
+        recorded as perturb.* with the applied force. ValueError names a bad argument."""
+        perturbation.set_input(self.model, self._data.ctrl, body, point, target, stiffness=stiffness,
+                               damping_ratio=damping_ratio, max_acceleration=max_acceleration)
+
+    def release_perturbation(self):
+        perturbation.set_input(self.model, self._data.ctrl, None, None, None)
+
+    @property
+    def perturbation(self):
+        """(body name, point in its frame, target) of the perturbation held, or None."""
+        P = self._data.ctrl[-codes.N_PT:]
+        b = int(P[codes.PT_BODY])
+        if b < 0:
+            return None
+        return (self.model.body_names[b], (float(P[codes.PT_PX]), float(P[codes.PT_PY])),
+                (float(P[codes.PT_TX]), float(P[codes.PT_TY])))
+
+    def replay_perturbations(self, schedule):
+        """Apply the inputs of a PerturbationSchedule (a recorded run's: `from_signals`) at their
+        times from now on, as the recorded run did; None stops."""
+        self._replay = None if schedule is None else perturbation.ScheduleSampler(schedule, self)
+
     # ------------------------------------------------------------------ stepping
     def step(self):
         """One time step; returns the new signal row."""
@@ -339,14 +371,16 @@ class Simulator:
         if out is not None and record:
             self._check_out(out, nsteps)
         dt = self.model.dt
-        if not self._external and not self._python and not any(p.pending(self.t, dt) for p in self._pushes):
+        if (not self._external and not self._python and self._replay is None
+                and not any(p.pending(self.t, dt) for p in self._pushes)):
             return self._run(nsteps, record, None if out is None else out[:nsteps])
         chunks, done = [], 0
         try:
             while done < nsteps:
                 self._sample_controllers()
                 self._apply_pushes()
-                samplers = self._python + self._external + [p for p in self._pushes if p.time > self.t + 0.5 * dt]
+                samplers = (self._python + self._external + [p for p in self._pushes if p.time > self.t + 0.5 * dt]
+                            + ([self._replay] if self._replay is not None else []))
                 k = nsteps - done if not samplers else \
                     min(nsteps - done, steps_until_next_sample(samplers, self.t, dt, self._data))
                 part = None if out is None else out[done:done + k]

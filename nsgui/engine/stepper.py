@@ -43,6 +43,7 @@ from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
 from .evaluation import evaluate, force_jacobians, kinetic_energy
+from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr
@@ -349,6 +350,7 @@ def book_energy(m, d, nact):
         energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
     for i in range(ai.shape[0]):
         energy[ACC_ACTUATORS] += h * u[i] * vth[ai[i, AI_COORD]]  # d.ctrl[:na]: the applied inputs
+    energy[ACC_ACTUATORS] += h * perturbation_power(m, d, vth, d.row_n)  # the mouse's work, booked alike
     energy[ACC_DAMPING] -= h * damper_power(m, vth, d.kin, d.row_n)
 
 
@@ -481,6 +483,7 @@ def write_row(m, d, row, kin, upot):
     for k in range(m.switched.shape[0]):
         row[lay.switches + k] = ctrl[off + m.switched[k]]
     _write_loops(m, d, row)
+    write_perturbation(m, d, row)
     ki = m.ki
     for b in range(ki.shape[0]):
         sig0, _s0 = block_segment(ki, b)

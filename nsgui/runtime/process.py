@@ -217,6 +217,13 @@ class ProcessRunner:
         self._running = True
         self._send("run_until", float(t))
 
+    def perturb(self, body, point, target):
+        self._send("perturb", body, None if point is None else tuple(map(float, point)),
+                   None if target is None else tuple(map(float, target)))
+
+    def release_perturbation(self):
+        self._send("release_perturbation")
+
     @property
     def speed(self):
         return self._speed

@@ -74,6 +74,8 @@ def unit_of(units, names, name):
     """SI unit of a signal from the model's `signal_units` (a contact total has its points' unit)."""
     if name in units:
         return units[name]
+    if name.startswith("foot.") and name.rsplit(".", 1)[-1] in ("fn", "ft"):  # a walker's foot (feet.py)
+        return "N"
     members = contact_members(names, name)
     return units.get(members[0], "") if members else ""
 

@@ -1,6 +1,6 @@
 """The simulation worker: a background thread stepping a Simulator, and the narrow channel to the GUI.
 
-Everything the GUI asks (play, pause, step, reset, speed, load, quit) is a flag set under one lock
+Everything the GUI asks (play, pause, step, reset, speed, load, quit, a mouse perturbation) is a flag set under one lock
 and consumed by the worker between batches of steps. The worker pushes signal rows, state snapshots
 and events into a bounded buffer; the GUI drains it at display rate. When the buffer is full the
 worker waits (back-pressure): no row is ever dropped. Any request that changes the run (reset, load,
@@ -62,6 +62,7 @@ class SimRunner:
         self._quit = False
         self._generation = 0
         self._pace = 0  # bumped by every request that changes the pace: the worker re-anchors it
+        self._perturb = None  # a mouse perturbation to set before the next batch: (args,) or ((None,),) to release
         # buffer (guarded by _cond)
         self._blocks: list[np.ndarray] = []
         self._nbuf = 0
@@ -90,6 +91,7 @@ class SimRunner:
             self._clear_buffer()
             self._pending_model = model
             self._pending_state = state
+            self._perturb = None  # a drag belongs to the run it started in
             self._steps_requested = 0
             if running is not None:
                 self._running = running
@@ -121,6 +123,16 @@ class SimRunner:
             self._speed = None if factor is None else float(min(max(factor, MIN_SPEED), MAX_SPEED))
             self._pace += 1
             self._cond.notify_all()
+
+    def perturb(self, body, point, target):
+        """Pull `point` (in `body`'s frame) toward `target` (world) from the next batch on
+        (Simulator.perturb: recorded, so the run stays reproducible); body None releases."""
+        with self._cond:
+            self._perturb = (body, point, target)
+            self._cond.notify_all()
+
+    def release_perturbation(self):
+        self.perturb(None, None, None)
 
     def run_until(self, t):
         """Run and pause by itself once simulated time reaches t."""
@@ -205,6 +217,8 @@ class SimRunner:
                     self._start_run()
                     anchor = None
                     continue
+                if self._perturb is not None:
+                    self._apply_perturbation()
                 if self.sim is None or not (self._running or self._steps_requested):
                     if self._end_snapshot_due and self.sim is not None:  # paused during back-pressure
                         self._snaps.append((self._nbuf - 1, self.sim.t, self.sim.get_state()))
@@ -293,6 +307,8 @@ class SimRunner:
             sim = self._factory(model)
             if state is not None:
                 sim.set_state(state)
+                if hasattr(sim, "release_perturbation"):  # resumed: the mouse that held it is up
+                    sim.release_perturbation()
             self.sim = sim
             self._names = list(sim.signal_names)
             self._blocks = [np.asarray(sim.signal_vector(), dtype=float)[None, :].copy()]
@@ -306,6 +322,20 @@ class SimRunner:
             self.sim = None
             self._running = False
             self._errors.append(f"cannot start the simulation: {exc}" + _user_traceback(exc))
+
+    def _apply_perturbation(self):
+        """Called with the lock held: the pending perturbation request into the simulator."""
+        body, point, target = self._perturb
+        self._perturb = None
+        if self.sim is None or not hasattr(self.sim, "perturb"):
+            return
+        try:
+            if body is None:
+                self.sim.release_perturbation()
+            else:
+                self.sim.perturb(body, point, target)
+        except ValueError as exc:  # a body that cannot move: said once, the run goes on
+            self._errors.append(f"perturbation refused: {exc}")
 
     def _run_steps(self, sim, n):
         """Step n times outside the lock; returns rows, snapshots (row index in rows, t, state),

@@ -1,5 +1,6 @@
 """A controller's phase (a signal declared with `labels`, e.g. free / transition / constrained /
-take-off) drawn as coloured bands behind a time plot, with a legend.
+take-off) drawn as coloured bands behind a time plot, with a legend; for a walker without one, its
+support phase (flight / single / double support, runtime/feet.py).
 
 The bands come from the recorded history: one run of constant phase per band, decimated so that a
 plot never holds more than about `MAX_BANDS` of them however long the run (a run narrower than the
@@ -9,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
+
+from nsgui.runtime.feet import SUPPORT, SUPPORT_LABELS
 
 BAND_COLORS = ["#9ecae1", "#fdae6b", "#a1d99b", "#bcbddc", "#fc9272", "#d9d9d9", "#fdd0a2", "#c6dbef"]
 BAND_ALPHA = 80  # of 255: the curves stay readable over the bands
@@ -103,6 +106,15 @@ def labelled_signal(model, names):
     return None
 
 
+def band_source(model, names, derived=()):
+    """What the bands show: the first labelled controller signal, else a walker's support phase
+    (when `derived`, the controller's derived signals, has it), else None."""
+    source = labelled_signal(model, names)
+    if source is None and SUPPORT in derived:
+        source = (SUPPORT, SUPPORT_LABELS)
+    return source
+
+
 def legend_html(name: str, labels) -> str:
     """'phase: ■ free ■ transition ...' in the bands' colours."""
     short = name[len("controller."):] if name.startswith("controller.") else name
@@ -170,4 +182,4 @@ class PhaseBands:
         return [(*it.getRegion(), it.value) for it in self.items[:self.shown]]
 
 
-__all__ = ["phase_runs", "labelled_signal", "legend_html", "PhaseBands", "band_color", "MAX_BANDS"]
+__all__ = ["phase_runs", "labelled_signal", "band_source", "legend_html", "PhaseBands", "band_color", "MAX_BANDS"]

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QScrollAre
 
 from nsgui.engine import codes
 from nsgui.views import frame_budget
-from nsgui.views.phase_bands import PhaseBands, labelled_signal, legend_html
+from nsgui.runtime.feet import foot_plot_signals
+from nsgui.views.phase_bands import PhaseBands, band_source, legend_html
 from nsgui.runtime.signal_info import (axis_label, contact_points, contacts, per_contact, points_label,
     split_contact, unit_of, units_text)
 
@@ -65,6 +66,13 @@ def default_plots(names):
              PlotSpec("Contact gaps", gaps[:MAX_CURVES], gaps, "contacts"),
              PlotSpec("Contact forces", fn[:MAX_CURVES], fn + per_contact(names, "ft"), "contacts"),
              PlotSpec("Actuator torques", u, u, "actuators")]
+    return [s for s in specs if s.signals]
+
+
+def walker_plots(model, names):
+    """A walker's per-foot normal and tangential forces (runtime/feet.py), after the default plots."""
+    fn, ft = foot_plot_signals(model, names)
+    specs = [PlotSpec("Foot normal forces", fn, fn, "feet"), PlotSpec("Foot tangential forces", ft, ft, "feet")]
     return [s for s in specs if s.signals]
 
 
@@ -327,7 +335,8 @@ class TimePlot(PlotCard):
     def update_labels(self):
         """Legend, value-axis label (units) and the header's count of drawn signals."""
         names = self.controller.recorder.names if self.controller.recorder is not None else []
-        self.bands.set_source(labelled_signal(self.controller.model, names))
+        self.bands.set_source(band_source(self.controller.model, names,
+                                          getattr(self.controller.columns, "derived", {})))
         legend = "&nbsp; ".join(f'<span style="color:{c.color}">■</span>&nbsp;{self.legend_name(n, names)}'
                                 for n, c in self.curves.items())
         if self.bands.name:
@@ -417,7 +426,8 @@ class TimePlot(PlotCard):
             hit = self._impact_rows(name)
             hit = hit[(hit >= i0) & (hit < i1)][-MAX_MARKERS:]
             sc.setData(t[hit], c.column(name)[hit])
-        if self.bands.name in rec._index:
+        if self.bands.name is not None and (self.bands.name in rec._index
+                                            or self.bands.name in getattr(c.columns, "derived", {})):
             self.bands.update(t, c.column(self.bands.name), i0, i1, key=(id(rec), self.bands.name))
         self._refresh_previous()
         self.apply_range(t[0], t[-1], lo, hi)
@@ -679,7 +689,7 @@ class PlotPanel(QWidget):
         if names != self._layout_names:  # a different scene: the default set of plots
             for card in list(self.cards):
                 self.remove_plot(card)
-            for spec in default_plots(names):
+            for spec in default_plots(names) + walker_plots(self.controller.model, names):
                 self.add_time_plot(spec.title, spec.signals, spec.choices, spec.noun, spec.flag_cut)
             coords = [n[2:] for n in names if n.startswith("q.")]
             if coords:

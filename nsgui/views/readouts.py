@@ -13,10 +13,16 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
+from nsgui.runtime.feet import feet_of, walker_readouts
+
 REFRESH_INTERVAL = 0.1  # s between two updates at most
 METRICS = (("impacts", "impacts in the transition", ""), ("transition_length", "transition length", "s"),
            ("first_rebound_height", "first rebound height", "m"),
            ("tracking_error_rms", "tracking error (RMS)", "m"))
+
+
+WALKER = (("steps", "steps", ""), ("speed", "speed", "m/s"), ("com_x", "centre of mass x", "m"),
+          ("support", "support", ""))
 
 
 def fmt(value, unit="") -> str:
@@ -55,6 +61,7 @@ class ControllerReadouts(QTreeWidget):
         self.values = {}       # signal name -> its value item
         self.metric_items = {}  # metric key -> its item
         self.cycle_item = None
+        self.walker_items = {}  # walker readout key -> its item (runtime/feet.py)
         self._cycles = None    # CycleRecorder of the model's switching scheme (its block, period, columns)
         self._model = None
         self._last = 0.0
@@ -72,6 +79,14 @@ class ControllerReadouts(QTreeWidget):
         self.clear()
         self.values, self.metric_items, self.cycle_item = {}, {}, None
         self._cycles = None
+        self.walker_items = {}
+        if feet_of(model):
+            top = QTreeWidgetItem(self, ["walker", ""])
+            top.setToolTip(0, "The walker's steps (feet touching down), mean speed of the centre of mass "
+                              "over the last second, its position, and the support phase")
+            for key, text, _unit in WALKER:
+                self.walker_items[key] = QTreeWidgetItem(top, [text, ""])
+            top.setExpanded(True)
         try:
             from nsgui.engine.control.cycles import CycleRecorder
             self._cycles = CycleRecorder.of(model) if model is not None else None
@@ -122,6 +137,19 @@ class ControllerReadouts(QTreeWidget):
             it.setText(1, phase_text(v, labels) if labels else fmt(v, unit))
         if self._cycles is not None:
             self._refresh_cycles(rec, row)
+        if self.walker_items:
+            self._refresh_walker(row)
+
+    def _refresh_walker(self, row):
+        r = None
+        if row is not None:
+            try:
+                r = walker_readouts(self._model, self.controller.column, row)
+            except (KeyError, IndexError, ValueError):
+                r = None
+        for key, _text, unit in WALKER:
+            value = None if r is None else r[key]
+            self.walker_items[key].setText(1, value if isinstance(value, str) else fmt(value, unit))
 
     def _refresh_cycles(self, rec, row):
         from nsgui.engine.control.cycles import cycle_metrics

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from nsgui.runtime.history import Recorder
 from nsgui.views import frame_budget
 from nsgui.runtime.envelope import Envelope
+from nsgui.runtime.feet import derived_column, foot_signal_members
 from nsgui.runtime.signal_info import contact_members, contact_total
 from nsgui.runtime.worker import SimRunner
 
@@ -29,12 +30,14 @@ class ColumnCache:
     """Growable copies of the columns some view watches, extended incrementally each tick, and
     their min/max envelopes (for drawing long histories), brought up to date when a view asks for
     one (a plot redraws less often than rows arrive, and not at all while scrolled out of view).
-    A column may also be a contact's total over its points (`signal_info.contact_members`)."""
+    A column may also be a contact's total over its points (`signal_info.contact_members`), or a
+    walker's derived signal (`derived`: name -> the signals it is made of, runtime/feet.py)."""
 
     def __init__(self):
         self._data: dict[str, np.ndarray] = {}
         self._envelopes: dict[str, Envelope] = {}
         self._members: dict[str, list] = {}
+        self.derived: dict[str, list] = {}  # set per model (SimulationController._set_derived)
         self._n = 0
 
     def _read(self, recorder, name, start=0, stop=None):
@@ -42,6 +45,8 @@ class ColumnCache:
         stop = len(recorder) if stop is None else stop
         if name in recorder._index:
             return recorder.column(name, start, stop)
+        if name in self.derived:
+            return derived_column(name, self.derived[name], lambda m: self._read(recorder, m, start, stop))
         members = self._members.get(name)
         if members is None:
             members = self._members[name] = contact_members(recorder.names, name)
@@ -178,9 +183,29 @@ class SimulationController(QObject):
         self._replay = None
         self.recorder = None
         self.columns.clear()
+        self._set_derived(model)
         self.runner.load(model, running=running)
         self._set_running(running)
         self.historyReset.emit()
+
+    def _set_derived(self, model):
+        """The walker's derived signals (feet forces, support phase) of this model's history."""
+        members = foot_signal_members(model, set(model.signal_names)) if hasattr(model, "signal_names") else {}
+        self.columns.derived = members
+        self.previous_columns.derived = members
+
+    def has_signal(self, name):
+        """Whether the history records `name` or derives it (a walker's feet)."""
+        return self.recorder is not None and (name in self.recorder._index or name in self.columns.derived)
+
+    # ------------------------------------------------------------------ mouse perturbation
+    def perturb(self, body, point, target):
+        """Pull `point` (in `body`'s frame) toward `target` (world) while the run goes (recorded as
+        perturb.*, engine/perturbation.py)."""
+        self.runner.perturb(body, tuple(map(float, point)), tuple(map(float, target)))
+
+    def release_perturbation(self):
+        self.runner.release_perturbation()
 
     def play(self):
         if self.model is None:
@@ -277,6 +302,7 @@ class SimulationController(QObject):
         self._pending_branch = branch
         self._models = [m for m in self._models if m[0] < snap.t] + [(snap.t, model)]
         self.model = model
+        self._set_derived(model)
         self._cursor = None
         self.runner.load(model, state=state, running=False)
         self.branchChanged.emit()

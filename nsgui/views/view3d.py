@@ -1,6 +1,7 @@
 """The 3D view (vispy): bodies extruded from their planar shapes, obstacles, joints, contact points,
-normal-force arrows, friction-cone wedges coloured by contact state, and optional trails of chosen
-body points.
+normal-force arrows, friction-cone wedges coloured by contact state, optional trails of chosen
+body points, a walker's centre of mass and centre of pressure, and the mouse perturbation (Ctrl+drag
+a body: perturb_drag.py; its spring drawn by walker_marks.py).
 
 It draws the history row the controller's cursor points at; it computes no physics (poses and
 contact frames come from the compiled model's `body_poses` / `contact_frames`)."""
@@ -20,6 +21,8 @@ from nsgui.engine import codes
 from nsgui.views import frame_budget
 from nsgui.views import geometry3d as geo
 from nsgui.views.overlays import overlay_paths, recorder_columns
+from nsgui.views.perturb_drag import PerturbDrag
+from nsgui.views.walker_marks import WalkerMarks
 
 STATUS_COLORS = {
     codes.OPEN: (0.62, 0.64, 0.67, 1.0),
@@ -146,6 +149,10 @@ class View3D(QWidget):
             self.overlay_legend.move(6, 36)
             self.overlay_legend.hide()
             self._make_dynamic_visuals()
+            self.marks = WalkerMarks(self)
+            self.drag = PerturbDrag(self)
+            self.display.setToolTip("Drag: pan · wheel: zoom · Ctrl+drag a body: pull it while the run goes "
+                                    "(a bounded spring, recorded as perturb.*)")
             self._camera_fitted = False  # True until the user moves the camera: resizes re-fit
             self.canvas.events.mouse_press.connect(self._camera_touched)
             self.canvas.events.mouse_wheel.connect(self._camera_touched)
@@ -291,6 +298,9 @@ class View3D(QWidget):
         self.model = model
         if self.canvas is None:
             return
+        self.marks.set_model(model)
+        if self.drag.active is not None:  # another model: the body held may not exist any more
+            self.drag.release()
         scene = self._scene_mod
         for node in self._body_nodes + self._static_nodes:
             node.parent = None
@@ -520,7 +530,22 @@ class View3D(QWidget):
         self._draw_contacts(q, vals, rec)
         self._draw_trails(rec, row if vals is not None else None)
         self._draw_overlays(rec, row if vals is not None else None)
+        self.marks.draw(q, vals, rec, self.drag.active)
         self._request_update()
+
+    def displayed_q(self):
+        """The coordinates drawn (the cursor's row, or the initial state before a run)."""
+        rec = self.controller.recorder
+        if rec is None or not len(rec):
+            return self._initial_q(self.model)
+        return self._q_of_row(rec, min(self.controller.cursor, len(rec) - 1))[0]
+
+    def hint(self, text):
+        """A short message in the window's status bar (none without a window)."""
+        win = self.window()
+        bar = getattr(win, "statusBar", None)
+        if callable(bar):
+            bar().showMessage(text, 6000)
 
     # Markers and line widths are in canvas pixels; frames drawn at reduced resolution (see
     # offscreen_canvas) scale them so that they keep their size on screen.

@@ -125,10 +125,12 @@ def test_delay_applies_each_sample_later_and_survives_snapshots():
 def test_controller_signals_are_declared_recorded_and_named():
     m = _link({"type": "pd", "kp": 2.0, "kd": 0.1,
                "trajectory": {"type": "cubic", "start": 0.0, "end": 1.0, "t0": 0.0, "t1": 0.5}})
-    assert m.signal_names[-2:] == ["controller.motor.target", "controller.motor.error"]
+    # the controller's signals follow the actuator inputs (the mouse perturbation's come last)
+    k = m.signal_names.index("u.motor")
+    assert m.signal_names[k + 1:k + 3] == ["controller.motor.target", "controller.motor.error"]
     assert m.signal_units["controller.motor.target"] == "rad"
     rows = Simulator(m).run(1000)
-    t, target, err, q = rows[:, 0], rows[:, -2], rows[:, -1], rows[:, _col(m, "q.pin")]
+    t, target, err, q = rows[:, 0], rows[:, k + 1], rows[:, k + 2], rows[:, _col(m, "q.pin")]
     ts = t - 1e-3  # sampled at the start of each step
     s = np.clip(ts / 0.5, 0, 1)
     np.testing.assert_allclose(target, s * s * (3 - 2 * s), atol=1e-12)

@@ -119,6 +119,9 @@ def build_controllers(scene, model, coord_of_actuator, coord_units):
         kpar += [float(x) for x in P]
         infos.append(info)
         sig_names += info.signals
+    pert = [0.0] * codes.N_PT  # last: the mouse perturbation's segment (engine/perturbation.py), none held
+    pert[codes.PT_BODY] = -1.0
+    ctrl += pert
     ki = np.array(ki, np.int64).reshape(len(ki), codes.N_KI)
     arrays = dict(ai=ai, af=af, ki=ki, kf=np.array(kf, float).reshape(len(kf), codes.N_KF),
                   kacts=np.array(kacts, np.int64), kcoords=ai[np.array(kacts, np.int64), codes.AI_COORD].copy()

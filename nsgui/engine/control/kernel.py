@@ -22,6 +22,7 @@ from ..codes import (AF_LIMIT, AI_COORD, FS_H, IS_IMPLICIT, K_BNO, K_COMPUTED_TO
                      K_NONE, K_PD, K_PYTHON, K_SIMBICON, K_SLOTINE_LI, K_STANDING, KC_NEXT, KC_PENDING, KC_QUEUE, KF_DELAY,
                      KF_PERIOD, KI_ACT0, KI_C0, KI_IMPLICIT, KI_KIND, KI_NACT, KI_NP, KI_NS, KI_NSIG, KI_P0, KI_QMAX,
                      KI_SIGCOL)
+from ..perturbation import add_perturbation
 from .bno import bno_law
 from .computed_torque import computed_torque_law
 from .constant import constant_law
@@ -155,11 +156,13 @@ def _pop_due(m, d, ctrl, c0, a0, na, t):
 
 @njit(cache=True)
 def actuator_forces(m, d):
-    """d.Qact: the generalized forces of the inputs d.u."""
+    """d.Qact: the generalized forces of the inputs d.u and of the mouse perturbation (perturbation.py:
+    an external input too, held like them)."""
     ai, u, Qact = m.ai, d.u, d.Qact
     Qact[:] = 0.0
     for i in range(ai.shape[0]):
         Qact[ai[i, AI_COORD]] += u[i]
+    add_perturbation(m, d, Qact)
 
 
 @njit(cache=True)

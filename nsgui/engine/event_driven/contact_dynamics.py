@@ -26,6 +26,7 @@ from ..contact_rows import contact_rows, sdot
 from ..control.kernel import actuator_forces
 from ..dynamics import body_kinematics, damper_power
 from ..evaluation import evaluate, relative_velocity
+from ..perturbation import perturbation_power
 from ..solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d
 from ..solvers._linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 
@@ -236,7 +237,7 @@ def derivative(m, d, act, na, smode, x, out, lam):
     ai, u, v = m.ai, d.u, d.v
     for i in range(ai.shape[0]):
         P += u[i] * v[ai[i, AI_COORD]]
-    out[2 * n + 1] = P
+    out[2 * n + 1] = P + perturbation_power(m, d, v, d.row_n)  # its force: free_acceleration's
     out[2 * n + 2] = -friction_power
     return upot
 

@@ -24,6 +24,7 @@ from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_FRICTION, ACC_IMPACT, CF_E,
                      IS_CONST_M, OK, OPEN, SLIP, ST_IMPACTS, ST_STEPS, STICK)
 from ..control.kernel import apply_controllers
 from ..evaluation import evaluate
+from ..perturbation import perturbation_force
 from ..stepper import keep_snapshot, record_step, update_switches
 from .contact_dynamics import (closing_multipliers, derivative, frictional, impact, rest, set_point,
                                tangential_speed)
@@ -530,6 +531,7 @@ def _fill_row_state(m, d, ed, act, na, lam, xs, h_row):
     d.energy[ACC_FRICTION] = xs[2 * n + 2]
     nu = d.u.shape[0]
     d.ctrl[:nu] = d.u
+    perturbation_force(m, d)  # recorded: the force at the row state
     force = np.zeros(nc)
     tforce = np.zeros(nc)
     for r in range(na):
