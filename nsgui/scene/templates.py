@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from .biped import standing_biped
+from .planar_biped import standing_biped7, walking_biped
 from .builder import DEFAULT, SceneBuilder
 from .model import Scene
 from .reach import can_touch
@@ -137,6 +138,20 @@ def two_link_tracking(restitution=0.7, gamma1=25.0, gamma2=30.0, dt=1e-4, cycles
     return b.build()
 
 
+def biped_walking(mass=70.0, height=1.75, slope_deg=0.0, speed=0.6, friction=0.8, push=30.0, push_time=10.0,
+                  duration=20.0):
+    """The 7-link biped walking under SIMBICON (planar_biped.walking_biped), pushed forward on its torso
+    by `push` N·s at `push_time` (0: no push)."""
+    return walking_biped(mass=mass, height=height, slope_deg=slope_deg, speed=speed, friction=friction,
+                         push=(push, 0.0), push_time=push_time, duration=duration)
+
+
+def biped_standing(mass=70.0, height=1.75, hip_height=0.88, stance=0.15, W=3000.0, T=150.0, friction=0.8):
+    """The 7-link biped standing under law (6.10) (planar_biped.standing_biped7)."""
+    return standing_biped7(mass=mass, height=height, hip_height=hip_height, stance=stance, W=W, T=T,
+                           friction=friction)
+
+
 # name → (function, [(param, label, unit, default, min, max, integer)])
 TEMPLATES = {
     "Chain of N links": (chain, [
@@ -181,6 +196,23 @@ TEMPLATES = {
         ("T", "Damping T", "N·m·s/rad", 150.0, 0, 1e4, False),
         ("friction", "Friction μ", "", 0.8, 0, 5, False),
         ("spin", "Initial trunk spin", "rad/s", 0.3, -5, 5, False)]),
+    "Biped standing": (biped_standing, [
+        ("mass", "Mass", "kg", 70.0, 20, 150, False),
+        ("height", "Height", "m", 1.75, 1.75, 2.2, False),  # shorter: the posture is out of the legs' reach
+        ("hip_height", "Hip height", "m", 0.88, 0.7, 0.88, False),
+        ("stance", "Feet at ± (about the centre of mass)", "m", 0.15, 0.05, 0.2, False),
+        ("W", "Stiffness W", "N·m/rad", 3000.0, 0, 1e5, False),
+        ("T", "Damping T", "N·m·s/rad", 150.0, 0, 1e4, False),
+        ("friction", "Friction μ", "", 0.8, 0.1, 5, False)]),
+    "Biped walking": (biped_walking, [
+        ("mass", "Mass", "kg", 70.0, 20, 150, False),
+        ("height", "Height", "m", 1.75, 1.75, 2.2, False),
+        ("slope_deg", "Ground slope (rising)", "°", 0.0, -5, 5, False),
+        ("speed", "Initial speed", "m/s", 0.6, 0.0, 2.0, False),
+        ("friction", "Friction μ", "", 0.8, 0.1, 5, False),
+        ("push", "Push on the torso (forward)", "N·s", 30.0, -100, 100, False),
+        ("push_time", "Push at", "s", 10.0, 0, 1000, False),
+        ("duration", "Duration", "s", 20.0, 1, 1000, False)]),
 }
 
 

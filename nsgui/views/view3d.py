@@ -189,6 +189,10 @@ class View3D(QWidget):
         self.act_overlays.setToolTip("What the controllers declare for the 3D view: desired circles, "
                                      "desired and actual end-effector paths (the previous run's fainter)")
         self.act_overlays.toggled.connect(self._overlays_toggled)
+        self.act_follow = QAction("Follow the walker", self, checkable=True, checked=True)
+        self.act_follow.setToolTip("A walker's centre of mass stays in the middle of the view (horizontally) "
+                                   "as it walks")
+        self.act_follow.toggled.connect(lambda on: self.show_row())
         self.force_actions = QActionGroup(self)
         for f in FORCE_SCALES:
             a = self.force_actions.addAction(f"× {f:g}")
@@ -201,6 +205,7 @@ class View3D(QWidget):
         """The camera and force-arrow choices in `menu`, remembered in `settings` (a QSettings)."""
         menu.addAction(self.act_orbit)
         menu.addAction(self.act_overlays)
+        menu.addAction(self.act_follow)
         sub = menu.addMenu("Force arrow length")
         sub.setToolTip("Normal-force arrows: the weight resting on contacts is drawn a quarter "
                        "of the view's height, times this factor")
@@ -531,7 +536,19 @@ class View3D(QWidget):
         self._draw_trails(rec, row if vals is not None else None)
         self._draw_overlays(rec, row if vals is not None else None)
         self.marks.draw(q, vals, rec, self.drag.active)
+        self._follow_walker()
         self._request_update()
+
+    def _follow_walker(self):
+        """With *Follow the walker*, the camera's centre follows the centre of mass in x (not while
+        the mouse pulls a body: the target stays where the user put it)."""
+        com = self.marks.com_point
+        if com is None or not self.act_follow.isChecked() or self.drag.active is not None:
+            return
+        cam = self.view.camera
+        c = tuple(cam.center)
+        if abs(c[0] - float(com[0])) > 1e-9:
+            cam.center = (float(com[0]), c[1], c[2])
 
     def displayed_q(self):
         """The coordinates drawn (the cursor's row, or the initial state before a run)."""

@@ -60,6 +60,8 @@ def test_walker_plots_bands_marks_and_readouts(window, qtbot):
     q = view.displayed_q()
     assert np.allclose(view.marks.com_point, feet.centre_of_mass(c.model, q))
     assert view.marks.cop_point is not None and abs(view.marks.cop_point[1]) < 1e-3
+    # the camera follows the walker (View ▸ Follow the walker, on by default)
+    assert view.view.camera.center[0] == pytest.approx(view.marks.com_point[0])
     # readouts
     window.readouts.refresh()
     items = window.readouts.walker_items
