@@ -14,6 +14,7 @@ from .control.python_block import PythonBlock
 from .pushes import scene_pushes, velocity_jump
 from . import perturbation
 from .event_driven import layout as ed_layout
+from .state_block import STATE_ARRAYS, StateBlock
 
 
 class SimulationError(RuntimeError):
@@ -83,36 +84,14 @@ class SimState:
                         None if self.ed is None else self.ed.copy())
 
 
-_STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats")
-
-
 def pack_states(states):
-    """SimStates of one run as one array and a few lists (what the window's simulation process
-    sends several thousand times a second: pickling this costs nothing next to the states one by one)."""
-    with_row = all(s.row is not None for s in states)
-    names = _STATE_ARRAYS + ("row",) if with_row else _STATE_ARRAYS
-    if states and all(s.ed is not None for s in states):
-        names += ("ed",)
-    sizes = [len(getattr(states[0], n)) for n in names] if states else []
-    block = np.empty((len(states), 1 + sum(sizes)))
-    for k, s in enumerate(states):
-        block[k, 0] = s.t
-        np.concatenate([getattr(s, n) for n in names], out=block[k, 1:])
-    return (names, sizes, block, [s.step_count for s in states], [s.external_next for s in states],
-            [s.user_state for s in states])
+    """SimStates of one run as one StateBlock (one array to pickle)."""
+    return StateBlock.from_states(states)
 
 
-def unpack_states(packed):
-    """The SimStates of pack_states (their arrays are views of one copy of the block)."""
-    names, sizes, block, step_counts, external, user = packed
-    out = []
-    for b, count, ext, us in zip(block.copy(), step_counts, external, user):
-        fields, k = {}, 1
-        for name, size in zip(names, sizes):
-            fields[name] = b[k:k + size]
-            k += size
-        out.append(SimState(t=float(b[0]), step_count=count, external_next=ext, user_state=us, **fields))
-    return out
+def unpack_states(block):
+    """The SimStates of a StateBlock (each one's arrays view a copy of its row)."""
+    return block.states()
 
 
 class Simulator:
@@ -217,8 +196,14 @@ class Simulator:
         self._restart_snapshot_clock()
 
     def pop_snapshots(self):
-        out, self._snapshots = self._snapshots, []
-        return out
+        """The kept states, as SimStates."""
+        block = self.pop_snapshot_block()
+        return block.states() if block is not None else []
+
+    def pop_snapshot_block(self):
+        """The kept states as one StateBlock (None if there are none): no SimState is made."""
+        blocks, self._snapshots = self._snapshots, []
+        return StateBlock.join(blocks) if blocks else None
 
     def _restart_snapshot_clock(self):
         self._snap_clock[0] = self.t + self._snap_clock[1] - 1e-12
@@ -241,22 +226,25 @@ class Simulator:
         return np.zeros((min(nsteps, nsteps // spacing + 2), width))
 
     def _keep_snapshots(self, buf, rows, step_count0):
-        """SimStates from the kernel's snapshot rows (the values get_state() would have given: the
+        """The kernel's snapshot rows as a StateBlock (the values get_state() would have given: the
         Python controllers' next sample times do not change inside a kernel call)."""
-        sizes = self._snapshot_sizes()
+        n = int(self._snap_clock[2])
+        steps = buf[:n, 0].astype(np.int64)
+        nstate = 1 + sum(self._snapshot_sizes()) - (len(self._ed) if self._ed is not None else 0)
+        names, parts = STATE_ARRAYS, [buf[:n, 1:1 + nstate]]  # t, then the arrays before ed
+        if len(rows) > steps.max():
+            names += ("row",)
+            parts.append(rows[steps])
+        if self._ed is not None:
+            names += ("ed",)
+            parts.append(buf[:n, 1 + nstate:])
+        sizes = tuple(self._snapshot_sizes()[:len(STATE_ARRAYS)]) + tuple(p.shape[1] for p in parts[1:])
         external_next = {self.model.actuator_names[c.index]: c.next_sample for c in self._external}
         # constant inside a kernel call too (run() adds the events each snapshot's time has seen)
         user = {b.name: b.state() for b in self._python}
-        for b in buf[: int(self._snap_clock[2])].copy():  # one copy; each state's arrays view its row
-            step = int(b[0])
-            parts, k = [], 2
-            for size in sizes:
-                parts.append(b[k:k + size])
-                k += size
-            row = rows[step].copy() if len(rows) > step else None
-            ed = parts.pop() if self._ed is not None else None
-            self._snapshots.append(SimState(float(b[1]), *parts, step_count0 + step + 1, row,
-                                            dict(external_next), dict(user), ed))
+        self._snapshots.append(StateBlock(names, sizes, np.hstack(parts), step_count0 + steps + 1,
+                                          [dict(external_next) for _ in range(n)],
+                                          [dict(user) for _ in range(n)]))
 
     # ------------------------------------------------------------------ controllers
     def set_controller(self, actuator, law, period=None):
@@ -416,9 +404,10 @@ class Simulator:
             return self._run(nsteps, record, rows)
         finally:
             new = self._events[max(0, n_events - self._events_dropped):]
-            for s in self._snapshots[n_snaps:]:
-                seen = [e for e in new if e.t <= s.t]
-                s.user_state = {name: (data, events + tuple(seen)) for name, (data, events) in s.user_state.items()}
+            for block in self._snapshots[n_snaps:]:
+                for k, (t, user) in enumerate(zip(block.t, block.user)):
+                    seen = tuple(e for e in new if e.t <= t)
+                    block.user[k] = {name: (data, events + seen) for name, (data, events) in user.items()}
             for b in self._python:
                 b.pending += new
 

@@ -19,7 +19,6 @@ import bisect
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -74,11 +73,26 @@ def remove_stale_spill_dirs(parent=None) -> list[str]:
 atexit.register(remove_own_spill_dirs)
 
 
-@dataclass
 class Snapshot:
-    t: float
-    row: int  # index of the history row recorded in the same state
-    state: Any
+    """A resume point: the state the run was in when it recorded history row `row`. A state that
+    came packed with others (Snapshots) is made when first read: only resumes read one."""
+    __slots__ = ("t", "row", "_state", "_packed")
+
+    def __init__(self, t: float, row: int, state: Any = None, packed=None):
+        self.t = float(t)
+        self.row = int(row)  # index of the history row recorded in the same state
+        self._state = state
+        self._packed = packed  # (Snapshots, position) until the state is read
+
+    @property
+    def state(self):
+        if self._packed is not None:
+            snaps, k = self._packed
+            self._state, self._packed = snaps.state(k), None
+        return self._state
+
+    def __repr__(self):
+        return f"Snapshot(t={self.t!r}, row={self.row!r})"
 
 
 class Recorder:
@@ -158,17 +172,36 @@ class Recorder:
 
     def add_snapshot(self, t: float, row: int, state) -> None:
         """Keep `state` if it is at least `snapshot_interval` after the previous snapshot."""
-        if self.snapshots and t < self.snapshots[-1].t + self.snapshot_interval - 1e-12:
-            return
-        self.snapshots.append(Snapshot(float(t), int(row), state))
-        self._snap_times.append(float(t))
+        self._add_snapshot(Snapshot(t, row, state))
 
     def force_snapshot(self, t: float, row: int, state) -> None:
-        if self.snapshots and self.snapshots[-1].row == row:
-            self.snapshots[-1] = Snapshot(float(t), int(row), state)
+        """Keep `state` (in place of the previous snapshot if that one is of the same row)."""
+        self._force_snapshot(Snapshot(t, row, state))
+
+    def add_snapshots(self, snaps, start: int, force_last=False) -> None:
+        """Keep a run's Snapshots (row indices counted from history row `start`) as add_snapshot
+        would, the last one as force_snapshot when `force_last`; packed states stay packed."""
+        n = len(snaps)
+        for k, (row, t) in enumerate(zip(snaps.rows.tolist(), snaps.t.tolist())):
+            snap = Snapshot(t, start + row, packed=(snaps, k))
+            if force_last and k == n - 1:
+                self._force_snapshot(snap)
+            else:
+                self._add_snapshot(snap)
+
+    def _add_snapshot(self, snap) -> None:
+        if self.snapshots and snap.t < self.snapshots[-1].t + self.snapshot_interval - 1e-12:
             return
-        self.snapshots.append(Snapshot(float(t), int(row), state))
-        self._snap_times.append(float(t))
+        self.snapshots.append(snap)
+        self._snap_times.append(snap.t)
+
+    def _force_snapshot(self, snap) -> None:
+        if self.snapshots and self.snapshots[-1].row == snap.row:
+            self.snapshots[-1] = snap
+            self._snap_times[-1] = snap.t
+            return
+        self.snapshots.append(snap)
+        self._snap_times.append(snap.t)
 
     def add_events(self, events) -> None:
         self.events.extend(events)

@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from nsgui.runtime.snapshots import Snapshots
 from nsgui.runtime.worker import SNAPSHOT_INTERVAL, Drained
 
 MAX_IN_FLIGHT = 6  # messages sent and not yet taken by the window: its reader holds at most these
@@ -92,7 +93,7 @@ def _child_main(conn, snapshot_interval):
                 # a part says busy unless it is the last one: the window must not take a pause in
                 # the middle of a drain for the end of the run (flush, exports). Stamped now: the
                 # state they describe is the one after `ncmd` requests
-                outbox.extend((ncmd, gen, busy or k < len(parts), _packed(part))
+                outbox.extend((ncmd, gen, busy or k < len(parts), part)
                               for k, part in enumerate(parts, 1))
             while outbox and sent - acked < MAX_IN_FLIGHT:
                 sent += 1
@@ -104,20 +105,6 @@ def _child_main(conn, snapshot_interval):
         pass
     finally:
         runner.quit(timeout=2.0)
-
-
-def _packed(d):
-    """The part with its snapshots as (row indices, pack_states(...)): one array to pickle."""
-    from nsgui.engine.simulator import pack_states
-    d.snapshots = ([i for i, _, _ in d.snapshots], pack_states([s for _, _, s in d.snapshots]))
-    return d
-
-
-def _unpacked(d):
-    from nsgui.engine.simulator import unpack_states
-    rows_at, packed = d.snapshots
-    d.snapshots = [(i, s.t, s) for i, s in zip(rows_at, unpack_states(packed))]
-    return d
 
 
 def _split(d):
@@ -133,7 +120,7 @@ def _split(d):
         b = min(a + per, n)
         last = b == n
         parts.append(Drained(d.generation, d.names, d.rows[a:b],
-                             [(i - a, t, s) for i, t, s in d.snapshots if a <= i < b],
+                             d.snapshots.between(a, b),
                              d.events if last else [], d.errors if last else [], d.running,
                              d.steps_per_second, d.realtime_factor, d.new_run and a == 0))
     return parts
@@ -174,7 +161,7 @@ class ProcessRunner:
             while self._alive:
                 if self._conn.poll(0.05):
                     seq, ncmd, gen, busy, d = self._conn.recv()
-                    self._inbox.append((seq, ncmd, gen, busy, _unpacked(d)))
+                    self._inbox.append((seq, ncmd, gen, busy, d))
         except (EOFError, OSError):
             self._lost = True
 
@@ -282,21 +269,22 @@ class ProcessRunner:
         parts, self._pending = self._pending, []
         out = Drained(self._generation, self._names, np.empty((0, len(self._names))),
                       running=self._running and self._alive)
-        blocks, base = [], 0  # the parts' rows, joined once at the end (not part by part)
+        blocks, snaps, base = [], [], 0  # the parts' rows and snapshots, joined once at the end
         for d in parts:
             if d.new_run:
                 self._names = list(d.names)
-                out = Drained(self._generation, self._names, d.rows, list(d.snapshots), list(d.events),
+                out = Drained(self._generation, self._names, d.rows, d.snapshots, list(d.events),
                               list(d.errors), new_run=True)
-                blocks, base = [d.rows], len(d.rows)
+                blocks, snaps, base = [d.rows], [d.snapshots], len(d.rows)
                 continue
             if len(d.rows):
                 blocks.append(d.rows)
-            out.snapshots += [(base + i, t, s) for i, t, s in d.snapshots]
+            snaps.append(d.snapshots.shifted(base))
             base += len(d.rows)
             out.events += d.events
             out.errors += d.errors
             out.steps_per_second, out.realtime_factor = d.steps_per_second, d.realtime_factor
+        out.snapshots = Snapshots.join(snaps)
         if len(blocks) > 1:
             out.rows = np.concatenate(blocks)
         elif blocks:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .snapshots import Snapshots
+
 BUFFER_ROWS = 200_000
 BATCH_SECONDS = 0.01  # wall time of one batch of steps when running flat out
 YIELD_SECONDS = 0.0  # pause after each batch so the GUI thread gets the GIL at once
@@ -36,7 +38,7 @@ class Drained:
     generation: int
     names: list
     rows: np.ndarray
-    snapshots: list = field(default_factory=list)  # (row index within `rows`, t, state)
+    snapshots: Snapshots = field(default_factory=Snapshots)  # row index within `rows`, t, state
     events: list = field(default_factory=list)
     errors: list = field(default_factory=list)  # messages
     running: bool = False
@@ -66,7 +68,7 @@ class SimRunner:
         # buffer (guarded by _cond)
         self._blocks: list[np.ndarray] = []
         self._nbuf = 0
-        self._snaps: list = []
+        self._snaps: list[Snapshots] = []  # row indices in the buffer's numbering
         self._events: list = []
         self._errors: list = []
         self._names: list = []
@@ -173,7 +175,7 @@ class SimRunner:
         with self._cond:
             rows = np.concatenate(self._blocks) if len(self._blocks) > 1 else (
                 self._blocks[0] if self._blocks else np.empty((0, len(self._names))))
-            out = Drained(self._generation, self._names, rows, self._snaps, self._events,
+            out = Drained(self._generation, self._names, rows, Snapshots.join(self._snaps), self._events,
                           self._errors, self._running or self._steps_requested > 0,
                           self._sps, self._rtf, self._new_run)
             self._clear_buffer()
@@ -221,7 +223,7 @@ class SimRunner:
                     self._apply_perturbation()
                 if self.sim is None or not (self._running or self._steps_requested):
                     if self._end_snapshot_due and self.sim is not None:  # paused during back-pressure
-                        self._snaps.append((self._nbuf - 1, self.sim.t, self.sim.get_state()))
+                        self._snaps.append(Snapshots.one(self._nbuf - 1, self.sim.t, self.sim.get_state()))
                         self._end_snapshot_due = False
                     self._sps = self._rtf = 0.0
                     anchor = None
@@ -276,7 +278,8 @@ class SimRunner:
                     self._blocks.append(rows)
                     self._nbuf += len(rows)
                 base = self._nbuf - len(rows)
-                self._snaps.extend((base + i, t, s) for i, t, s in snaps)
+                if len(snaps):
+                    self._snaps.append(snaps.shifted(base))
                 self._events.extend(events)
                 if single:
                     self._steps_requested = max(0, self._steps_requested - len(rows))
@@ -288,7 +291,7 @@ class SimRunner:
                     self._running = False
                     self._stop_at = None
                 if not (self._running or self._steps_requested):  # paused: exact resume point
-                    self._snaps.append((self._nbuf - 1, sim.t, sim.get_state()))
+                    self._snaps.append(Snapshots.one(self._nbuf - 1, sim.t, sim.get_state()))
                     self._end_snapshot_due = False
                 elif len(rows):
                     self._end_snapshot_due = True
@@ -313,7 +316,7 @@ class SimRunner:
             self._names = list(sim.signal_names)
             self._blocks = [np.asarray(sim.signal_vector(), dtype=float)[None, :].copy()]
             self._nbuf = 1
-            self._snaps = [(0, sim.t, sim.get_state())]
+            self._snaps = [Snapshots.one(0, sim.t, sim.get_state())]
             self._new_run = True
             self._last_snap_t = sim.t
             if hasattr(sim, "snapshot_every"):  # the engine takes them inside its batch loop
@@ -338,7 +341,7 @@ class SimRunner:
             self._errors.append(f"perturbation refused: {exc}")
 
     def _run_steps(self, sim, n):
-        """Step n times outside the lock; returns rows, snapshots (row index in rows, t, state),
+        """Step n times outside the lock; returns rows, Snapshots (row index in rows, t, state),
         events and an error message (None when all went well)."""
         if hasattr(sim, "snapshot_every"):
             return self._run_batch(sim, n)
@@ -356,14 +359,15 @@ class SimRunner:
             error = self._failure_message(sim, exc)
         if rows is None or not len(rows):
             rows = np.empty((0, len(self._names)))
-        snaps = [(s.step_count - s0 - 1, s.t, s) for s in sim.pop_snapshots()]
+        block = sim.pop_snapshot_block()  # packed: no SimState is made on the way to the history
+        snaps = Snapshots() if block is None else Snapshots.of_block(block.step_counts - s0 - 1, block)
         return rows, snaps, self._pop_events(sim), error
 
     def _run_one_by_one(self, sim, n):
         """A simulator with only `step()` (a stand-in): a snapshot once t >= the previous one +
         the interval, the rule the engine's snapshots follow."""
         rows = []
-        snaps = []
+        snaps = []  # (row index in rows, t, state)
         error = None
         interval = self.snapshot_interval
         for _ in range(n):
@@ -377,6 +381,7 @@ class SimRunner:
                 snaps.append((len(rows) - 1, sim.t, sim.get_state()))
                 self._last_snap_t = sim.t
         arr = np.asarray(rows, dtype=float) if rows else np.empty((0, len(self._names)))
+        snaps = Snapshots([i for i, _, _ in snaps], [t for _, t, _ in snaps], [s for _, _, s in snaps])
         return arr, snaps, self._pop_events(sim), error
 
     @staticmethod

@@ -392,11 +392,9 @@ class SimulationController(QObject):
                 self._start_history(d.names)
             start = len(self.recorder)
             self.recorder.append(d.rows)
-            for i, t, state in d.snapshots:
-                if i == len(d.rows) - 1 and not d.running:
-                    self.recorder.force_snapshot(t, start + i, state)
-                else:
-                    self.recorder.add_snapshot(t, start + i, state)
+            snaps = d.snapshots  # paused: the last row's state is the exact resume point
+            self.recorder.add_snapshots(snaps, start, force_last=not d.running and len(snaps) > 0
+                                        and snaps.rows[-1] == len(d.rows) - 1)
             self.columns.extend(self.recorder, start)
             self._appended = True
         if d.events and self.recorder is not None:
