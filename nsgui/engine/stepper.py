@@ -57,7 +57,9 @@ __all__ = ["run_steps", "state_row", "RUNAWAY_BOUND"]
 
 
 # ------------------------------------------------------------------ entries (called from Python)
-@njit(cache=True)
+# nogil: the window's simulation process sends the rows of one batch while the next is stepped
+# (holding the GIL, a batch made the sending thread wait for it at every pipe write)
+@njit(cache=True, nogil=True)
 def run_steps(nsteps, rows, m, d, snaps, snap_clock):
     """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
 

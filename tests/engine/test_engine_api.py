@@ -269,3 +269,14 @@ def test_snapshots_taken_inside_a_long_run_equal_get_state_at_their_steps():
                      "step_count", "row"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     assert sim.pop_snapshots() == []
+
+
+def test_the_stepping_kernels_run_without_the_gil():
+    """The window's simulation process steps in one thread and sends rows through the pipe in
+    another: a kernel holding the GIL for its whole batch made every pipe write wait for the batch
+    to end. Both entry kernels are compiled nogil (the gain itself is measured in
+    benchmarks/window_throughput.py)."""
+    from nsgui.engine import stepper
+    from nsgui.engine.event_driven import loop
+    assert stepper.run_steps.targetoptions.get("nogil") is True
+    assert loop.run_rows.targetoptions.get("nogil") is True

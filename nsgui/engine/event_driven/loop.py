@@ -45,7 +45,7 @@ BRIDGE_GAP = 1e-6             # m: contacts this close take part in the accumula
 MAX_SAME_TIME = 64            # events at one instant before the run stops (chattering)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # as stepper.run_steps: the GIL is free while it steps
 def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
     """Advances up to nsteps rows of dt (rows written if rows has them), logging events into ev.
     Returns (code, rows done, candidate or -1, events logged): code OK, STALLED or EVENTS_FULL
