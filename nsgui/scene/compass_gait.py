@@ -12,7 +12,8 @@ The section is the state just after a strike, where θ₂ − γ = −(θ₁ −
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -112,9 +113,9 @@ class CompassGait:
 
     def fixed_point(self, guess=(-0.22, 1.09, 0.38), tol=1e-12, fd=1e-6):
         """The periodic gait: Newton on P(s) − s = 0, central-difference Jacobian. Returns
-        (s*, step time, |P(s*) − s*|)."""
+        (s*, step time, |P(s*) − s*|); ValueError when Newton does not get there."""
         s = np.asarray(guess, float)
-        for _ in range(30):
+        for _ in range(20):
             p = self.step(s)[0]
             r = p - s
             if np.abs(r).max() < tol:
@@ -126,4 +127,34 @@ class CompassGait:
                 J[:, k] = (self.step(s + e)[0] - self.step(s - e)[0]) / (2 * fd)
             s = s - np.linalg.solve(J - np.eye(3), r)
         p, period, _x, _sol = self.step(s)
-        return s, period, float(np.abs(p - s).max())
+        residual = float(np.abs(p - s).max())
+        if not residual < 1e-9:
+            raise ValueError(f"compass gait: Newton did not find the periodic gait (|P(s) - s| = {residual:.1e})")
+        return s, period, residual
+
+    def gait(self):
+        """The fixed point by continuation from the classic walker (mh 10, m 5, a 0.5, l 1, 3°), whose
+        gait the default guess is near: the parameters move toward this model's in steps, each Newton
+        starting from the last fixed point (halved steps where one fails)."""
+        start = CompassGait(g=self.g)
+        s = _classic_gait(self.g)
+        done, step = 0.0, 1.0
+        while done < 1.0:
+            to = min(1.0, done + step)
+            model = replace(start, **{f.name: (1 - to) * getattr(start, f.name) + to * getattr(self, f.name)
+                                      for f in fields(self)})
+            try:
+                s, period, residual = model.fixed_point(guess=s)
+            except ValueError:
+                step /= 2
+                if step < 1 / 64:
+                    raise ValueError("compass gait: no periodic gait found for these parameters") from None
+                continue
+            done = to
+            step = min(2 * step, 1.0 - done) if done < 1.0 else step
+        return s, period, residual
+
+
+@lru_cache(maxsize=4)
+def _classic_gait(g):
+    return CompassGait(g=g).fixed_point()[0]

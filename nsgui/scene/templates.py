@@ -13,6 +13,7 @@ from .planar_biped import standing_biped7, walking_biped
 from .builder import DEFAULT, SceneBuilder
 from .model import Scene
 from .reach import can_touch
+from .walkers import compass_gait, rimless_wheel
 
 COLORS = ["#4c8bd6", "#d6784c", "#5fae5b", "#b45fc2", "#c9a93b", "#4cb8c4", "#d65c7a"]
 
@@ -213,6 +214,15 @@ TEMPLATES = {
         ("push", "Push on the torso (forward)", "N·s", 30.0, -100, 100, False),
         ("push_time", "Push at", "s", 10.0, 0, 1000, False),
         ("duration", "Duration", "s", 20.0, 1, 1000, False)]),
+    "Rimless wheel": (rimless_wheel, [
+        ("slope", "Slope γ", "rad", 0.08, 0.0, 0.35, False),
+        ("mass", "Hub mass M", "kg", 1.0, 0.1, 100, False),
+        ("leg", "Spoke length", "m", 1.0, 0.1, 5, False),
+        ("spokes", "Spokes N", "", 8, 5, 20, True)]),
+    "Compass gait walker": (compass_gait, [   # slopes and masses where the continuation finds the gait quickly
+        ("slope_deg", "Slope γ", "°", 3.0, 0.5, 6.0, False),
+        ("hip_mass", "Hip mass m_h", "kg", 10.0, 5.0, 50, False),
+        ("leg_mass", "Leg mass m (each)", "kg", 5.0, 0.5, 10, False)]),
 }
 
 

@@ -138,3 +138,20 @@ def test_time_stepping_walks_at_a_small_step(gait):
     times, which, _where, _e, _ev = strikes(result)
     assert len(times) >= 30 and np.all(which[1:] != which[:-1])     # one impact per strike, feet in turn
     assert np.abs(np.diff(times) - period).max() < 1e-3
+
+
+def test_the_template_is_the_example_and_an_edited_one_starts_on_its_own_gait():
+    from nsgui.scene.templates import make_template
+    made, file = scene_to_dict(make_template("Compass gait walker")), scene_to_dict(example("compass_gait"))
+    for key in ("q", "v"):
+        assert made["initial"][key] == pytest.approx(file["initial"][key], abs=1e-9)
+        del made["initial"][key], file["initial"][key]
+    assert made == file
+    # a steeper slope and a heavier hip: the continuation finds that walker's gait, and it keeps it
+    model = CompassGait(hip_mass=15.0, leg_mass=5.0, a=0.5, leg=L, slope=math.radians(4.0), g=9.81)
+    s, period, residual = model.gait()
+    assert residual < 1e-9 and abs(period - MODEL.fixed_point()[1]) > 1e-3
+    result = simulate(make_template("Compass gait walker", slope_deg=4.0, hip_mass=15.0), duration=10.5 * period)
+    times, which, _where, _e, _ev = strikes(result)
+    assert len(times) >= 10 and np.all(which[1:] != which[:-1])
+    assert np.abs(np.diff(np.r_[0.0, times]) - period).max() < 1e-6

@@ -46,6 +46,8 @@ def stances(scene, result):
     rows = []
     for j in range(len(bounds) - 1):
         inside = np.nonzero((t > bounds[j] + 2e-3) & (t < bounds[j + 1] - 2e-3))[0]
+        if len(inside) == 0:                    # a strike at the very end of the run
+            return strikes[:j], np.array(rows)
         k = inside[0]
         fx, fy = feet[j % n].offset             # foot j is the stance foot of stance j
         c, s = math.cos(th[k]), math.sin(th[k])
@@ -88,3 +90,16 @@ def test_on_its_gait_a_strike_takes_the_potential_drop_of_a_step(wheel):
                      gamma - alpha, gamma + alpha, epsabs=1e-14, epsrel=1e-13)
     times = np.array([e.t for e in strikes])
     assert np.abs(np.diff(np.r_[0.0, times]) - period).max() < 1e-8   # measured 1.6e-9
+
+
+def test_the_template_is_the_example_and_an_edited_one_starts_on_its_own_gait():
+    from nsgui.scene import scene_to_dict
+    from nsgui.scene.templates import make_template
+    assert scene_to_dict(make_template("Rimless wheel")) == scene_to_dict(example("rimless_wheel"))
+    scene = make_template("Rimless wheel", slope=0.15, mass=3.0, spokes=10)
+    result = simulate(scene, duration=8.0)
+    m, inertia, L, n, gamma, _feet = parameters(scene)
+    strikes, st = stances(scene, result)
+    assert len(strikes) >= 5 and n == 10 and m == 3.0
+    loss = st[:-1, 0] - st[1:, 0]
+    assert np.abs(loss - m * 9.81 * 2 * L * math.sin(math.pi / n) * math.sin(gamma)).max() < 1e-8
