@@ -38,6 +38,8 @@ FRONT_VIEW = (90.0, 0.0)  # vispy turntable azimuth, elevation of the front view
 ORBIT_VIEW = (70.0, 12.0)  # the orbit view's starting angles
 ORBIT_FOV = 30.0
 FRAMING = 1.25  # the fitted view shows the scene's bounds with this margin factor
+FOLLOW = 0.4  # a fitted view slides after the bodies when their mean leaves this middle share of it
+GROUND_REACH = 1000.0  # m: grounds are drawn this far beyond the scene (walkers walk on)
 ARROW_SHARE = 0.25  # a force equal to the weight resting on contacts: this share of the view height
 ARROW_MAX = 0.45  # longest arrow (impacts), as a share of the view height
 FORCE_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)  # the user's choices of factor on the arrows' length
@@ -154,6 +156,8 @@ class View3D(QWidget):
             self.display.setToolTip("Drag: pan · wheel: zoom · Ctrl+drag a body: pull it while the run goes "
                                     "(a bounded spring, recorded as perturb.*)")
             self._camera_fitted = False  # True until the user moves the camera: resizes re-fit
+            self._follow_shift, self._follow_axis = 0.0, np.array([1.0, 0.0])  # the camera's slide (_follow)
+            self._follow_origin = None
             self.canvas.events.mouse_press.connect(self._camera_touched)
             self.canvas.events.mouse_wheel.connect(self._camera_touched)
             self.canvas.events.resize.connect(self._canvas_resized, position="last")
@@ -356,10 +360,13 @@ class View3D(QWidget):
         # passes through them), solid on their solid side; grounds in front of walls where they
         # overlap. All obstacles in one mesh: each visual costs ~1 ms of vispy overhead per frame.
         box = (lo - 2.5 * self.extent, hi + 2.5 * self.extent)  # (a wide window shows ~2)
+        # grounds much further: a walker walks on and the camera follows it (_follow)
+        ground_box = (lo - GROUND_REACH, hi + GROUND_REACH)
         parts, colors = [], []
         for o in s.obstacles:
             back = 0.9 * self.depth if o.type == "wall" else self.depth
-            mesh = geo.obstacle_mesh(o, self.extent, -back, 0.4 * back, box, solid=0.5 * self.extent)
+            mesh = geo.obstacle_mesh(o, self.extent, -back, 0.4 * back, ground_box if o.type == "ground" else box,
+                                     solid=0.5 * self.extent)
             if mesh is None:
                 continue
             verts, faces = mesh
@@ -377,6 +384,7 @@ class View3D(QWidget):
             mus.append(float(s.contacts[owner].friction) if owner < len(s.contacts) else 0.0)
         self._mus = np.array(mus)
         self._weight = self._supported_weight(model)
+        self._follow_setup(model, poses0)
         self.reset_camera()
         self.show_row(self.controller.cursor)
 
@@ -448,10 +456,42 @@ class View3D(QWidget):
             seen = cam.scale_factor * (h / w if h > w else 1.0)
             spare = seen - float(self.span[1])
             cy = self._bottom + float(self.span[1]) / 2 + spare / 2 - min(spare / 2, 0.12 * seen)
-        cam.center = (float(self.center[0]), cy, 0.0)
+        slid = self._follow_shift * self._follow_axis
+        cam.center = (float(self.center[0] + slid[0]), cy + float(slid[1]), 0.0)
         self._camera_fitted = True
         cam.distance = None
         self.canvas.update()
+
+    def _follow(self, poses):
+        """A fitted front view keeps a travelling mechanism in sight (a walker walks out of its first
+        framing): when the bodies' mean has moved along the ground by more than FOLLOW / 2 of the view's
+        width from where it started on screen, the camera slides after it along the ground (so a ball's
+        bounces or a slope never move the view up and down). Only for scenes whose every joint to the
+        world is free (pinned mechanisms stay put); a camera the user moved stays where it is."""
+        if self._follow_origin is None or not self._camera_fitted or self.orbit or not len(poses):
+            return
+        w, h = self.view.size
+        if w <= 0 or h <= 0:
+            return
+        cam = self.view.camera
+        width = cam.scale_factor * (w / h if w > h else 1.0)
+        moved = float((poses[:, :2].mean(axis=0) - self._follow_origin) @ self._follow_axis) - self._follow_shift
+        slide = np.sign(moved) * max(abs(moved) - 0.5 * FOLLOW * width, 0.0)
+        if slide:
+            self._follow_shift += slide            # kept when a resize re-fits the camera
+            c = np.array(cam.center, float)
+            c[:2] += slide * self._follow_axis
+            cam.center = tuple(float(x) for x in c)
+
+    def _follow_setup(self, model, poses0):
+        """Where the bodies start and the direction the camera may slide (the first ground's)."""
+        self._follow_shift = 0.0
+        roots = [j for j in model.scene.joints if j.parent == "world"]
+        self._follow_origin = (poses0[:, :2].mean(axis=0) if poses0 is not None and len(poses0) and roots
+                               and all(j.type == "free" for j in roots) else None)
+        grounds = [o for o in model.scene.obstacles if o.type == "ground"]
+        n = np.array(grounds[0].normal if grounds else (0.0, 1.0), float)
+        self._follow_axis = np.array([n[1], -n[0]]) / max(float(np.hypot(*n)), 1e-12)
 
     def _camera_touched(self, _ev):
         self._camera_fitted = False
@@ -531,6 +571,7 @@ class View3D(QWidget):
         except Exception:
             return
         self._place_bodies(poses)
+        self._follow(poses)
         self._draw_joints(poses)
         self._draw_contacts(q, vals, rec)
         self._draw_trails(rec, row if vals is not None else None)
