@@ -465,7 +465,7 @@ class View3D(QWidget):
     def _follow(self, poses):
         """A fitted front view keeps a travelling mechanism in sight (a walker walks out of its first
         framing): when the bodies' mean has moved along the ground by more than FOLLOW / 2 of the view's
-        width from where it started on screen, the camera slides after it along the ground (so a ball's
+        width from where it started, the camera slides by the excess along the ground (so a ball's
         bounces or a slope never move the view up and down). Only for scenes whose every joint to the
         world is free (pinned mechanisms stay put); a camera the user moved stays where it is."""
         if self._follow_origin is None or not self._camera_fitted or self.orbit or not len(poses):
@@ -475,12 +475,13 @@ class View3D(QWidget):
             return
         cam = self.view.camera
         width = cam.scale_factor * (w / h if w > h else 1.0)
-        moved = float((poses[:, :2].mean(axis=0) - self._follow_origin) @ self._follow_axis) - self._follow_shift
-        slide = np.sign(moved) * max(abs(moved) - 0.5 * FOLLOW * width, 0.0)
-        if slide:
-            self._follow_shift += slide            # kept when a resize re-fits the camera
+        # a function of the displayed pose alone: scrubbing back to the start gives the first framing
+        moved = float((poses[:, :2].mean(axis=0) - self._follow_origin) @ self._follow_axis)
+        shift = float(np.sign(moved) * max(abs(moved) - 0.5 * FOLLOW * width, 0.0))
+        if shift != self._follow_shift:
             c = np.array(cam.center, float)
-            c[:2] += slide * self._follow_axis
+            c[:2] += (shift - self._follow_shift) * self._follow_axis
+            self._follow_shift = shift             # kept when a resize re-fits the camera
             cam.center = tuple(float(x) for x in c)
 
     def _follow_setup(self, model, poses0):
