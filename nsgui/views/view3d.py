@@ -193,9 +193,10 @@ class View3D(QWidget):
         self.act_overlays.setToolTip("What the controllers declare for the 3D view: desired circles, "
                                      "desired and actual end-effector paths (the previous run's fainter)")
         self.act_overlays.toggled.connect(self._overlays_toggled)
-        self.act_follow = QAction("Follow the walker", self, checkable=True, checked=True)
-        self.act_follow.setToolTip("A walker's centre of mass stays in the middle of the view (horizontally) "
-                                   "as it walks")
+        self.act_follow = QAction("Follow the mechanism", self, checkable=True, checked=True)
+        self.act_follow.setToolTip("A front view slides along the ground after a travelling mechanism "
+                                   "(every joint to the world free: a walker, a rolling wheel); "
+                                   "moving the camera by hand stops it until View ▸ Reset camera")
         self.act_follow.toggled.connect(lambda on: self.show_row())
         self.force_actions = QActionGroup(self)
         for f in FORCE_SCALES:
@@ -468,8 +469,9 @@ class View3D(QWidget):
         width from where it started, the camera slides by the excess along the ground (so a ball's
         bounces or a slope never move the view up and down). Only for scenes whose every joint to the
         world is free (pinned mechanisms stay put); a camera the user moved stays where it is."""
-        if self._follow_origin is None or not self._camera_fitted or self.orbit or not len(poses):
-            return
+        if (self._follow_origin is None or not self._camera_fitted or self.orbit or not len(poses)
+                or not self.act_follow.isChecked() or self.drag.active is not None):
+            return  # (not while the mouse pulls a body: the view stays where the user grabbed it)
         w, h = self.view.size
         if w <= 0 or h <= 0:
             return
@@ -494,7 +496,10 @@ class View3D(QWidget):
         n = np.array(grounds[0].normal if grounds else (0.0, 1.0), float)
         self._follow_axis = np.array([n[1], -n[0]]) / max(float(np.hypot(*n)), 1e-12)
 
-    def _camera_touched(self, _ev):
+    def _camera_touched(self, ev):
+        from vispy.util import keys
+        if keys.CONTROL in (getattr(ev, "modifiers", None) or ()):  # Ctrl+drag pulls a body: the
+            return  # camera stays fitted (and keeps following)
         self._camera_fitted = False
 
     def _canvas_resized(self, _ev):
@@ -578,19 +583,7 @@ class View3D(QWidget):
         self._draw_trails(rec, row if vals is not None else None)
         self._draw_overlays(rec, row if vals is not None else None)
         self.marks.draw(q, vals, rec, self.drag.active)
-        self._follow_walker()
         self._request_update()
-
-    def _follow_walker(self):
-        """With *Follow the walker*, the camera's centre follows the centre of mass in x (not while
-        the mouse pulls a body: the target stays where the user put it)."""
-        com = self.marks.com_point
-        if com is None or not self.act_follow.isChecked() or self.drag.active is not None:
-            return
-        cam = self.view.camera
-        c = tuple(cam.center)
-        if abs(c[0] - float(com[0])) > 1e-9:
-            cam.center = (float(com[0]), c[1], c[2])
 
     def displayed_q(self):
         """The coordinates drawn (the cursor's row, or the initial state before a run)."""
