@@ -29,7 +29,7 @@ DEG = "°"
 # how the inspector names some of the schema's choices
 CHOICE_TEXT = {"lemke": "Lemke (LCP)", "nsgs": "NSGS", "time_stepping": "time stepping", "event_driven": "event-driven"}
 # settings.event_driven_fallback: what the event-driven integrator does where events crowd
-FALLBACK_TEXT = {"auto": "time stepping there", "never": "stop with an error"}
+FALLBACK_TEXT = {"auto": "time stepping", "never": "stop, error"}  # (short: the form is narrow)
 
 
 def _spec(f, **kw):
