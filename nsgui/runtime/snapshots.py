@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from nsgui.engine.simulator import SimState
 from nsgui.engine.state_block import StateBlock
 
 
@@ -19,6 +18,8 @@ class Snapshots:
 
     @classmethod
     def one(cls, row, t, state) -> "Snapshots":
+        # (not imported at the top: the simulator brings numba, and the window paints before it)
+        from nsgui.engine.simulator import SimState
         states = StateBlock.from_states([state]) if isinstance(state, SimState) else [state]
         return cls([row], [t], states)
 
