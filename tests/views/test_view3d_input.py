@@ -15,18 +15,23 @@ DEFAULT = os.path.join(ROOT, "resources", "scenes", "default.json")
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def window(qtbot, gl):
+def shown_window(qtbot, scene):
+    """A 1400×900 main window on the screen with `scene` open (closed clean after the test)."""
     from nsgui.views.main_window import MainWindow
     w = MainWindow()
     qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
     qtbot.waitExposed(w)
-    assert w.open_scene(DEFAULT)
+    assert w.open_scene(scene)
     yield w
     w.document.undo_stack.setClean()
     w.close()
+
+
+@pytest.fixture
+def window(qtbot, gl):
+    yield from shown_window(qtbot, DEFAULT)
 
 
 def _send(widget, kind, pos, button, buttons):

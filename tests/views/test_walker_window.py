@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from .test_view3d_input import _send
+from .test_view3d_input import _send, shown_window
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIPED = os.path.join(ROOT, "resources", "scenes", "biped_standing.json")
@@ -17,16 +17,7 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture
 def window(qtbot, gl):
-    from nsgui.views.main_window import MainWindow
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_scene(BIPED)
-    yield w
-    w.document.undo_stack.setClean()
-    w.close()
+    yield from shown_window(qtbot, BIPED)
 
 
 def _run_to(window, qtbot, t):
