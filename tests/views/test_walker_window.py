@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from .test_view3d_input import _send, shown_window
+from .test_view3d_input import shown_window
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIPED = os.path.join(ROOT, "resources", "scenes", "biped_standing.json")
