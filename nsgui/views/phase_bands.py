@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor
 
 from nsgui.runtime.feet import SUPPORT, SUPPORT_LABELS
 
@@ -122,14 +123,60 @@ def legend_html(name: str, labels) -> str:
         f'<span style="color:{band_color(k)}; font-size: 11pt">■</span>&nbsp;{lab}' for k, lab in enumerate(labels))
 
 
+class BandsItem(pg.GraphicsObject):
+    """Every band of one plot in a single item: rectangles across the view's height, filled in one
+    call per phase. (A LinearRegionItem per band, as before, cost a few milliseconds per band and
+    per repaint in pyqtgraph's bounding-rect code: a walker's hundreds of support phases froze the
+    window for 100-200 ms at each plot refresh.)"""
+
+    def __init__(self, plot_item):
+        super().__init__()
+        self._vb = plot_item.vb
+        self.starts, self.ends, self.values = np.empty(0), np.empty(0), np.empty(0, np.int64)
+        self._brushes = {}
+        self.setZValue(-100)  # behind the curves
+        self._vb.sigRangeChanged.connect(lambda *_: self.prepareGeometryChange())
+
+    def brush(self, value):
+        b = self._brushes.get(value)
+        if b is None:
+            c = QColor(band_color(int(value)))
+            c.setAlpha(BAND_ALPHA)
+            b = self._brushes[value] = QBrush(c)
+        return b
+
+    def set_bands(self, starts, ends, values):
+        self.prepareGeometryChange()
+        self.starts, self.ends = np.asarray(starts, float), np.asarray(ends, float)
+        self.values = np.asarray(values, np.int64)
+        self.update()
+
+    def boundingRect(self):
+        if not len(self.starts):
+            return QRectF()
+        r = self._vb.viewRect()
+        return QRectF(float(self.starts[0]), r.top(), float(self.ends[-1] - self.starts[0]), r.height())
+
+    def paint(self, p, *_):
+        if not len(self.starts):
+            return
+        r = self._vb.viewRect()
+        p.setPen(Qt.NoPen)
+        for v in np.unique(self.values):
+            k = self.values == v
+            p.setBrush(self.brush(v))
+            p.drawRects([QRectF(a, r.top(), b - a, r.height())
+                         for a, b in zip(self.starts[k].tolist(), self.ends[k].tolist())])
+
+
 class PhaseBands:
-    """The bands behind one plot: a pool of LinearRegionItems reused from one refresh to the next."""
+    """The bands behind one plot (one BandsItem), found incrementally as the history grows."""
 
     def __init__(self, plot_item):
         self.plot_item = plot_item
         self.changes, self._source = PhaseChanges(), None
-        self.items: list[pg.LinearRegionItem] = []
-        self.shown = 0
+        self.item = BandsItem(plot_item)
+        plot_item.addItem(self.item, ignoreBounds=True)
         self.name, self.labels = None, ()
 
     def set_source(self, source):
@@ -139,9 +186,7 @@ class PhaseBands:
             self.clear()
 
     def clear(self):
-        for it in self.items[:]:
-            it.hide()
-        self.shown = 0
+        self.item.set_bands((), (), ())
 
     def update(self, t, phase, i0=0, i1=None, max_runs=MAX_BANDS, key=None):
         """Draw the runs of rows i0:i1 of the history; `key` names the history (its changes are then
@@ -150,27 +195,9 @@ class PhaseBands:
         if key is None or key != self._source:
             self.changes, self._source = PhaseChanges(), key
         starts, ends, values = self.changes.extend(phase, len(t)).runs(t, i0, i1, max_runs)
-        drawn = [(a, b, v) for a, b, v in zip(starts, ends, values) if v >= 0]
-        while len(self.items) < len(drawn):
-            it = pg.LinearRegionItem(orientation="vertical", movable=False, pen=pg.mkPen(None))
-            it.setZValue(-100)
-            for line in it.lines:
-                line.setPen(pg.mkPen(None))
-            self.plot_item.addItem(it, ignoreBounds=True)
-            self.items.append(it)
-        for it, (a, b, v) in zip(self.items, drawn):
-            c = QColor(band_color(int(v)))
-            c.setAlpha(BAND_ALPHA)
-            if getattr(it, "value", None) != int(v):
-                it.setBrush(pg.mkBrush(c))
-                it.setHoverBrush(pg.mkBrush(c))
-                it.value = int(v)
-            it.setRegion((float(a), float(b)))
-            it.show()
-        for it in self.items[len(drawn):self.shown]:
-            it.hide()
-        self.shown = len(drawn)
-        return drawn
+        keep = values >= 0
+        self.item.set_bands(starts[keep], ends[keep], values[keep])
+        return self.regions()
 
     def figure_bands(self):
         """[(t0, t1, colour, label)] as drawn, for an exported figure (plot_figure)."""
@@ -179,7 +206,8 @@ class PhaseBands:
 
     def regions(self):
         """[(t0, t1, value)] as drawn (tests, figures)."""
-        return [(*it.getRegion(), it.value) for it in self.items[:self.shown]]
+        it = self.item
+        return [(float(a), float(b), int(v)) for a, b, v in zip(it.starts, it.ends, it.values)]
 
 
-__all__ = ["phase_runs", "labelled_signal", "band_source", "legend_html", "PhaseBands", "band_color", "MAX_BANDS"]
+__all__ = ["phase_runs", "labelled_signal", "band_source", "legend_html", "PhaseBands", "BandsItem", "band_color", "MAX_BANDS"]

@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
-from nsgui.runtime.feet import feet_of, walker_readouts
+from nsgui.runtime.feet import Touchdowns, feet_of, walker_readouts
 
 REFRESH_INTERVAL = 0.1  # s between two updates at most
 METRICS = (("impacts", "impacts in the transition", ""), ("transition_length", "transition length", "s"),
@@ -62,6 +62,7 @@ class ControllerReadouts(QTreeWidget):
         self.metric_items = {}  # metric key -> its item
         self.cycle_item = None
         self.walker_items = {}  # walker readout key -> its item (runtime/feet.py)
+        self._steps = Touchdowns()  # the walker's steps, counted as the history grows
         self._cycles = None    # CycleRecorder of the model's switching scheme (its block, period, columns)
         self._model = None
         self._last = 0.0
@@ -80,6 +81,7 @@ class ControllerReadouts(QTreeWidget):
         self.values, self.metric_items, self.cycle_item = {}, {}, None
         self._cycles = None
         self.walker_items = {}
+        self._steps.reset()
         if feet_of(model):
             top = QTreeWidgetItem(self, ["walker", ""])
             top.setToolTip(0, "The walker's steps (feet touching down), mean speed of the centre of mass "
@@ -144,7 +146,8 @@ class ControllerReadouts(QTreeWidget):
         r = None
         if row is not None:
             try:
-                r = walker_readouts(self._model, self.controller.column, row)
+                r = walker_readouts(self._model, self.controller.column, row, steps=self._steps,
+                                    key=id(self.controller.recorder))
             except (KeyError, IndexError, ValueError):
                 r = None
         for key, _text, unit in WALKER:

@@ -70,3 +70,26 @@ def test_support_phase_and_touchdowns():
     assert feet.touchdowns(tb, [bounce], len(bounce)) == 0
     model = compile_scene(example("biped_standing"))
     assert feet.centre_of_pressure(model, model.q0, np.zeros(len(model.contact_names))) is None
+
+
+def test_steps_counted_as_the_history_grows_are_those_of_the_whole_history():
+    """The readouts' incremental count (Touchdowns) gives touchdowns() at every row, whatever the
+    chunks the history arrives in, and starts over for another history."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    t = np.cumsum(rng.uniform(0.002, 0.03, n))
+    # two feet: runs of loaded / unloaded rows of random lengths (some airs under MIN_AIR)
+    flags = [np.repeat(rng.integers(0, 2, 1000), rng.integers(1, 15, 1000))[:n] for _ in range(2)]
+    cols = [np.where(f > 0, rng.uniform(1, 50, len(f)), 0.0) for f in flags]
+    want = [feet.touchdowns(t, cols, stop) for stop in range(n + 1)]
+    assert want[-1] > 20  # the sequences do step
+    counter = feet.Touchdowns()
+    got, end = [], 0
+    for size in rng.integers(1, 200, 100).tolist() + [n]:
+        end = min(n, end + size)
+        for stop in range(len(got), end + 1):
+            got.append(counter.count(t[:end], [c[:end] for c in cols], stop, key="run"))
+        if end == n:
+            break
+    assert got == want
+    assert counter.count(t[:50], [c[:50] for c in cols], 50, key="another") == want[50]

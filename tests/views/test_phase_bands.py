@@ -110,12 +110,13 @@ def test_every_time_plot_draws_the_bands_behind_its_curves_and_names_them(panel)
         regions = card.bands.regions()
         assert [r[2] for r in regions] == [0, 1, 2]
         np.testing.assert_allclose([r[:2] for r in regions], [(0.0, 0.3), (0.3, 0.45), (0.45, 0.499)])
-        assert all(it.zValue() < card.curves["q.y"].zValue() for it in card.bands.items) if card.curves else True
+        assert card.bands.item.zValue() < card.curves["q.y"].zValue() if card.curves else True
         legend = card.legend_label.text()
         assert "bno.phase:" in legend and all(lab in legend for lab in LABELS)
         assert band_color(3) in legend
-    brush = a.bands.items[1].brush.color()
-    assert brush.name() == band_color(1) and 0 < brush.alpha() < 255
+    # what is drawn: each band's colour, translucent over the white background, across its time span
+    for t0, t1, v in a.bands.regions():
+        assert _drawn_color(a, 0.5 * (t0 + t1)) == _over_white(band_color(v)), (t0, t1, v)
     # the history grows: the bands follow (the last run extends, a new one starts)
     c.recorder.append(np.column_stack([t[500:], np.sin(t[500:]), phase[500:]]))
     c.columns.extend(c.recorder, 500)  # (what the controller does with new rows)
@@ -126,7 +127,30 @@ def test_every_time_plot_draws_the_bands_behind_its_curves_and_names_them(panel)
     a.item.vb.setRange(xRange=(0.5, 0.6), padding=0)
     a._user_moved()
     assert [r[2] for r in a.bands.regions()] == [2]
-    assert sum(it.isVisible() for it in a.bands.items) == 1
+    assert _drawn_color(a, 0.55) == _over_white(band_color(2))
+
+
+def _over_white(color):
+    from nsgui.views.phase_bands import BAND_ALPHA
+    return tuple(round(255 + (int(color[k:k + 2], 16) - 255) * BAND_ALPHA / 255) for k in (1, 3, 5))
+
+
+def _drawn_color(card, t):
+    """The colour drawn most often in a column of the plot at time t, low in the view (below the
+    curve), as the plot is shown (grid lines and curve pixels are outvoted)."""
+    from collections import Counter
+    from PySide6.QtCore import QPointF
+    img = card.plot.grab().toImage()
+    vb = card.item.vb
+    y0, y1 = vb.viewRange()[1]
+    seen = Counter()
+    for f in np.linspace(0.01, 0.08, 8):
+        p = card.plot.mapFromScene(vb.mapViewToScene(QPointF(t, y0 + f * (y1 - y0))))
+        for dx in (-2, 0, 2):
+            c = img.pixelColor(p.x() + dx, p.y())
+            seen[(c.red(), c.green(), c.blue())] += 1
+    got = seen.most_common(1)[0][0]
+    return tuple(int(x) for x in got)
 
 
 def test_an_exported_figure_of_a_time_plot_has_the_bands_and_their_legend(panel):
@@ -167,3 +191,21 @@ def test_a_long_phase_with_brief_blips_keeps_its_band():
     starts, ends, values = phase_runs(t, phase, max_runs=20)
     assert values.tolist() == [0, 1, 2, 3]
     np.testing.assert_allclose(starts, [0.0, 0.3, 0.45, 0.9], atol=1 / 20)
+
+
+def test_many_bands_are_one_graphics_item_of_the_plot(panel):
+    """A walker's support phase changes hundreds of times: the plot holds as many graphics items
+    whatever the number of bands (an item per band made each refresh and repaint cost ~1 ms per band)."""
+    c = panel.controller
+    t = np.arange(20000) * 1e-3
+    phase = (np.floor(t / 0.05) % 3).astype(float)  # 400 runs: MAX_BANDS bands drawn
+    c.recorder.append(np.column_stack([t[:200], np.sin(t[:200]), phase[:200]]))
+    card = panel.add_time_plot("Coordinates", ["q.y"])
+    panel.refresh_all()
+    few = len(card.item.vb.addedItems), len(card.item.scene().items())
+    assert len(card.bands.regions()) == 4
+    c.recorder.append(np.column_stack([t[200:], np.sin(t[200:]), phase[200:]]))
+    c.columns.extend(c.recorder, 200)
+    panel.refresh_all()
+    assert len(card.bands.regions()) > 100
+    assert (len(card.item.vb.addedItems), len(card.item.scene().items())) == few

@@ -1,0 +1,137 @@
+"""Where the GUI thread's time goes while a run goes flat out: a cProfile of the GUI thread, and the
+stacks of the slowest event-loop slices (each event dispatched by Qt, timed; a sampling thread
+records the GUI thread's Python stack every 2 ms so a slow slice can be attributed).
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/gui_profile.py SCENE [--seconds 4] [--top 30]
+
+Prints the slices over 30 ms (what was dispatched, to whom, and the functions seen most in it), then
+the cProfile's top functions by own time and by cumulative time.
+"""
+
+import argparse
+import cProfile
+import collections
+import os
+import pstats
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+SLOW = 0.030  # seconds: slices reported
+
+
+def stack_of(frame, depth=40):
+    out = []
+    while frame is not None and len(out) < depth:
+        code = frame.f_code
+        out.append(f"{os.path.basename(code.co_filename)}:{code.co_name}")
+        frame = frame.f_back
+    return out
+
+
+class Sampler(threading.Thread):
+    """Samples the GUI thread's stack (needs the GIL: C code holding it shows as its Python caller)."""
+
+    def __init__(self, ident, interval=0.002):
+        super().__init__(daemon=True)
+        self.target, self.interval, self.samples, self.running = ident, interval, [], True
+
+    def run(self):
+        while self.running:
+            f = sys._current_frames().get(self.target)
+            if f is not None:
+                self.samples.append((time.perf_counter(), stack_of(f)))
+            time.sleep(self.interval)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scene")
+    ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--top", type=int, default=30)
+    args = ap.parse_args()
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    slices = []
+    depth = [0]
+
+    class TimedApp(QApplication):
+        recording = False
+
+        def notify(self, receiver, event):
+            if not self.recording or depth[0]:
+                return super().notify(receiver, event)
+            depth[0] += 1
+            t0 = time.perf_counter()
+            try:
+                return super().notify(receiver, event)
+            finally:
+                depth[0] -= 1
+                dt = time.perf_counter() - t0
+                if dt > SLOW:
+                    try:
+                        name = f"{type(receiver).__name__} {receiver.objectName()}"
+                    except Exception:
+                        name = "?"
+                    slices.append((t0, dt, QEvent.Type(event.type()).name, name))
+
+    app = TimedApp(sys.argv[:1])
+    from nsgui.views.latency import EventLoopProbe
+    from nsgui.views.main_window import MainWindow
+    w = MainWindow()
+    w.resize(1500, 920)
+    w.show()
+    w.open_scene(args.scene)
+    c = w.controller
+    w.set_speed(None)
+    w.play()
+    deadline = time.perf_counter() + 120
+    while (c.recorder is None or len(c.recorder) < 100) and time.perf_counter() < deadline:
+        app.processEvents()
+        time.sleep(0.005)
+    end = time.perf_counter() + 1.5
+    while time.perf_counter() < end:
+        app.processEvents()
+    sampler = Sampler(threading.get_ident())
+    probe = EventLoopProbe(5)
+    prof = cProfile.Profile()
+    sampler.start()
+    probe.start()
+    app.recording = True
+    cpu0, t_start = time.process_time(), time.perf_counter()
+    prof.enable()
+    end = time.perf_counter() + args.seconds
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.0005)
+    prof.disable()
+    app.recording = False
+    cpu = time.process_time() - cpu0
+    gaps = probe.stop()
+    sampler.running = False
+    c.pause()
+    print(f"{os.path.basename(args.scene)}: {len(c.recorder)} rows, max gap {max(gaps)} ms, "
+          f"gaps > 50 ms: {sum(g > 50 for g in gaps)}, process CPU {cpu / args.seconds:.2f} cores, "
+          f"load {os.getloadavg()[0]:.2f}")
+    print(f"\nslices over {SLOW * 1000:.0f} ms ({len(slices)}):")
+    for t0, dt, kind, name in sorted(slices, key=lambda s: -s[1])[:25]:
+        seen = collections.Counter()
+        for ts, st in sampler.samples:
+            if t0 <= ts <= t0 + dt:
+                for fn in dict.fromkeys(st[:12]):
+                    seen[fn] += 1
+        top = ", ".join(f"{fn} {n}" for fn, n in seen.most_common(10))
+        print(f"  {1000 * dt:6.1f} ms at {t0 - t_start:6.3f}s {kind:16s} {name:28s} | {top}")
+    stats = pstats.Stats(prof)
+    for key in ("tottime", "cumulative"):
+        print(f"\n--- by {key} ---")
+        stats.sort_stats(key).print_stats(args.top)
+    w.document.undo_stack.setClean()
+    w.close()
+
+
+if __name__ == "__main__":
+    main()
