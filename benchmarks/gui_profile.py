@@ -4,7 +4,9 @@ records the GUI thread's Python stack every 2 ms so a slow slice can be attribut
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/gui_profile.py SCENE [--seconds 4] [--top 30]
 
-Prints the slices over 30 ms (what was dispatched, to whom, and the functions seen most in it), then
+Prints the slices over 30 ms (what was dispatched, to whom, the CPU time the GUI thread used in it:
+much less than the slice means the thread waited for a CPU or the GIL, and the functions seen most
+in it), then
 the cProfile's top functions by own time and by cumulative time.
 """
 
@@ -65,18 +67,19 @@ def main():
             if not self.recording or depth[0]:
                 return super().notify(receiver, event)
             depth[0] += 1
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             try:
                 return super().notify(receiver, event)
             finally:
                 depth[0] -= 1
                 dt = time.perf_counter() - t0
                 if dt > SLOW:
+                    cpu = time.thread_time() - c0
                     try:
                         name = f"{type(receiver).__name__} {receiver.objectName()}"
                     except Exception:
                         name = "?"
-                    slices.append((t0, dt, QEvent.Type(event.type()).name, name))
+                    slices.append((t0, dt, cpu, QEvent.Type(event.type()).name, name))
 
     app = TimedApp(sys.argv[:1])
     from nsgui.views.latency import EventLoopProbe
@@ -117,14 +120,15 @@ def main():
           f"gaps > 50 ms: {sum(g > 50 for g in gaps)}, process CPU {cpu / args.seconds:.2f} cores, "
           f"load {os.getloadavg()[0]:.2f}")
     print(f"\nslices over {SLOW * 1000:.0f} ms ({len(slices)}):")
-    for t0, dt, kind, name in sorted(slices, key=lambda s: -s[1])[:25]:
+    for t0, dt, cpu, kind, name in sorted(slices, key=lambda s: -s[1])[:25]:
         seen = collections.Counter()
         for ts, st in sampler.samples:
             if t0 <= ts <= t0 + dt:
                 for fn in dict.fromkeys(st[:12]):
                     seen[fn] += 1
         top = ", ".join(f"{fn} {n}" for fn, n in seen.most_common(10))
-        print(f"  {1000 * dt:6.1f} ms at {t0 - t_start:6.3f}s {kind:16s} {name:28s} | {top}")
+        print(f"  {1000 * dt:6.1f} ms (GUI thread CPU {1000 * cpu:5.1f} ms) at {t0 - t_start:6.3f}s {kind:16s} "
+              f"{name:24s} | {top}")
     stats = pstats.Stats(prof)
     for key in ("tottime", "cumulative"):
         print(f"\n--- by {key} ---")

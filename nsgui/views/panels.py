@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QMenu, QPlainTextEdit, QTableWidget,
-                               QTableWidgetItem, QTreeWidget, QTreeWidgetItem)
+from PySide6.QtWidgets import (QAbstractItemView, QMenu, QPlainTextEdit, QTableView, QTreeWidget,
+                               QTreeWidgetItem)
 
 EVENT_COLORS = {"impact": "#d62728", "stick": "#2ca02c", "slip": "#ff7f0e", "open": "#7f7f7f",
                 "solver_warning": "#9467bd"}
@@ -79,18 +79,67 @@ class SignalTree(QTreeWidget):
         menu.exec(self.viewport().mapToGlobal(pos))
 
 
-class EventsPanel(QTableWidget):
+class EventsModel(QAbstractTableModel):
+    """The events as a table model: a cell's text is made when the view shows it, so adding a burst
+    of events costs nothing per cell (the item per cell of a QTableWidget cost ~20 ms per flush of
+    a walker's events, a visible stall every few seconds while running)."""
+
+    HEADERS = ("t (s)", "event", "contact", "detail")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.events = []
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.events)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        e, c = self.events[index.row()], index.column()
+        if role == Qt.DisplayRole:
+            return (f"{e.t:.4f}", e.kind, str(e.name), str(getattr(e, "detail", "") or ""))[c]
+        if role == Qt.ForegroundRole and c == 1:
+            return QColor(EVENT_COLORS.get(e.kind, "#333"))
+        if role == Qt.UserRole and c == 0:
+            return float(e.t)
+        return None
+
+    def append(self, events):
+        if events:
+            n = len(self.events)
+            self.beginInsertRows(QModelIndex(), n, n + len(events) - 1)
+            self.events.extend(events)
+            self.endInsertRows()
+
+    def clear(self):
+        self.beginResetModel()
+        self.events = []
+        self.endResetModel()
+
+
+class EventsPanel(QTableView):
     """Impacts, stick/slip changes and solver warnings with their times. Picking an event, with a
     click or with the keyboard (↑ ↓, Page Up/Down, Home/End), moves the time cursor there."""
 
     MAX_ROWS = 20000
 
     def __init__(self, controller, parent=None):
-        super().__init__(0, 4, parent)
+        super().__init__(parent)
         self.controller = controller
-        self.setHorizontalHeaderLabels(["t (s)", "event", "contact", "detail"])
+        self.events_model = EventsModel(self)
+        self.setModel(self.events_model)
         self.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
         self.verticalHeader().setVisible(False)
         self.horizontalHeader().setStretchLastSection(True)
         self.setColumnWidth(0, 80)
@@ -100,14 +149,32 @@ class EventsPanel(QTableWidget):
         rows = self.verticalHeader()
         rows.setMinimumSectionSize(self.fontMetrics().height() + 2)
         rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.cellClicked.connect(self._clicked)
-        self.currentCellChanged.connect(self._current_changed)
+        self.clicked.connect(lambda index: self._clicked(index.row()))
+        self.selectionModel().currentRowChanged.connect(self._current_changed)
         self._pending = []
         self._flush_timer = QTimer(self, singleShot=True, interval=250)
         self._flush_timer.timeout.connect(self._flush)
         controller.eventsAdded.connect(self._queue)
         controller.historyReset.connect(self.reload)
         self.truncated = 0
+
+    def rowCount(self):
+        return self.events_model.rowCount()
+
+    def currentRow(self):
+        return self.currentIndex().row()
+
+    def event_at(self, row):
+        """The event listed in `row`."""
+        return self.events_model.events[row]
+
+    def text(self, row, column):
+        """A cell's text as shown."""
+        return self.events_model.data(self.events_model.index(row, column))
+
+    def row_rect(self, row):
+        """Where `row` is drawn in the viewport."""
+        return self.visualRect(self.events_model.index(row, 0))
 
     def _queue(self, events):
         """Events arrive in bursts while running: add them to the table a few times a second."""
@@ -121,7 +188,7 @@ class EventsPanel(QTableWidget):
 
     def reload(self):
         self._pending = []
-        self.setRowCount(0)
+        self.events_model.clear()
         self.truncated = 0
         rec = self.controller.recorder
         if rec is not None:
@@ -132,32 +199,19 @@ class EventsPanel(QTableWidget):
         if len(events) > room:
             self.truncated += len(events) - max(room, 0)
             events = events[:max(room, 0)]
-        self.setUpdatesEnabled(False)
-        r0 = self.rowCount()
-        self.setRowCount(r0 + len(events))
-        for r, e in enumerate(events, start=r0):
-            cells = [f"{e.t:.4f}", e.kind, str(e.name), str(getattr(e, "detail", "") or "")]
-            for c, text in enumerate(cells):
-                it = QTableWidgetItem(text)
-                if c == 1:
-                    it.setForeground(QColor(EVENT_COLORS.get(e.kind, "#333")))
-                if c == 0:
-                    it.setData(Qt.UserRole, float(e.t))
-                self.setItem(r, c, it)
-        self.setUpdatesEnabled(True)
+        self.events_model.append(list(events))
         if events and self.controller.following:
             self.scrollToBottom()
 
-    def _clicked(self, row, _col):
-        item = self.item(row, 0)
-        if item is not None:
-            self.controller.seek_time(item.data(Qt.UserRole))
+    def _clicked(self, row):
+        if 0 <= row < self.rowCount():
+            self.controller.seek_time(float(self.event_at(row).t))
 
-    def _current_changed(self, row, _col, previous_row, _previous_col):
+    def _current_changed(self, current, previous):
         """Moving through the list with the keyboard goes to each event as a click does (it used
         to leave the time alone while the list kept scrolling to the newest event)."""
-        if row >= 0 and row != previous_row:
-            self._clicked(row, 0)
+        if current.row() >= 0 and current.row() != previous.row():
+            self._clicked(current.row())
 
 
 class MessagesPanel(QPlainTextEdit):

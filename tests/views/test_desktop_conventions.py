@@ -78,19 +78,19 @@ def test_keyboard_in_the_events_list_moves_the_time_cursor_like_a_click(window, 
     run_to(window, 3.0)
     events = window.events
     window.events._flush()
-    times = [events.item(r, 0).data(Qt.UserRole) for r in range(events.rowCount())]
+    times = [events.event_at(r).t for r in range(events.rowCount())]
     assert len(times) > 20
     c = window.controller
     events.setFocus()
     QTest.mouseClick(events.viewport(), Qt.LeftButton, Qt.NoModifier,
-                     events.visualItemRect(events.item(0, 0)).center())
+                     events.row_rect(0).center())
     assert c.cursor_time == pytest.approx(times[0], abs=1e-12)
     for row in range(1, 8):
         QTest.keyClick(events, Qt.Key_Down)
         assert events.currentRow() == row
         assert c.cursor_time == pytest.approx(times[row], abs=1e-12)  # the cursor follows the list
         # the list stays where the user is (it used to keep jumping to the newest event)
-        assert events.viewport().rect().intersects(events.visualItemRect(events.item(row, 0)))
+        assert events.viewport().rect().intersects(events.row_rect(row))
     QTest.keyClick(events, Qt.Key_End, Qt.ControlModifier)
     assert (events.currentRow(), c.cursor_time) == (len(times) - 1, pytest.approx(times[-1], abs=1e-12))
     QTest.keyClick(events, Qt.Key_Home, Qt.ControlModifier)

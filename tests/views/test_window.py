@@ -334,11 +334,12 @@ def test_events_signal_picker_phase_plot_and_replay(window, scene_file, qtbot):
     rec = c.recorder
     ev = window.events
     qtbot.waitUntil(lambda: ev.rowCount() == len(rec.events) > 0, timeout=60000)
-    impacts = [r for r in range(ev.rowCount()) if ev.item(r, 1).text() == "impact"]
+    impacts = [r for r in range(ev.rowCount()) if ev.text(r, 1) == "impact"]
     assert impacts, "the ball's bounce is listed"
     r = impacts[0]
-    t_event = ev.item(r, 0).data(Qt.UserRole)
-    ev.cellClicked.emit(r, 0)
+    t_event = ev.event_at(r).t
+    assert ev.text(r, 0) == f"{t_event:.4f}"
+    ev.clicked.emit(ev.events_model.index(r, 0))
     assert c.cursor == rec.row_at_time(t_event) and not c.following
     # the signal picker adds any signal to a new plot; the curve is the recorded column
     tree = window.signal_tree
