@@ -173,7 +173,9 @@ class View3D(QWidget):
         self._late = QTimer(self, singleShot=True)
         if self.canvas is not None:
             self._late.timeout.connect(self.canvas.update)
-        controller.cursorChanged.connect(self.show_row)
+        controller.cursorChanged.connect(self._cursor_changed)
+        if hasattr(controller, "runningChanged"):
+            controller.runningChanged.connect(lambda _running: self._show_pending())
         controller.historyReset.connect(self._on_history_reset)
         if hasattr(controller, "branchChanged"):  # a previous branch kept or discarded: its paths
             controller.branchChanged.connect(lambda: self.show_row())
@@ -564,6 +566,7 @@ class View3D(QWidget):
         return np.array([vals[rec.index("q." + n)] for n in self.model.coord_names]), vals
 
     def show_row(self, row=None):
+        self._pending_row = None  # (the newest state is drawn now)
         if self.canvas is None or self.model is None:
             return
         rec = self.controller.recorder
@@ -610,8 +613,32 @@ class View3D(QWidget):
         s = self._px_scale * self._marker_shrink
         visual.set_data(pos, **{k: (v * s if k in ("size", "edge_width") else v) for k, v in style.items()})
 
+    _pending_row = None  # a live row to draw with the next frame (_cursor_changed)
+
+    def _cursor_changed(self, row):
+        """The displayed row moved. While a run or a replay streams rows (~30 a second), the view is
+        brought to the newest one only when a frame is drawn (3D frames are paced to ~10-20 a
+        second): placing bodies, contacts, marks and the following camera for rows never drawn cost
+        more than drawing. Otherwise (scrubbing, stepping, paused) at once."""
+        c = self.controller
+        live = getattr(c, "running", False) or getattr(c, "replaying", False)
+        if live and self.backend == "egl" and self.display.isVisible() and self.model is not None:
+            self._pending_row = row
+            self._request_update()
+            return
+        self._pending_row = None
+        self.show_row(row)
+
+    def _show_pending(self):
+        """The row waiting for a frame, drawn now (before a frame; when a run stops)."""
+        row, self._pending_row = self._pending_row, None
+        if row is not None:
+            self.show_row(row)
+
     def _frame_scale(self, scale):
-        """Called by the offscreen display before each frame with its resolution scale."""
+        """Called by the offscreen display before each frame with its resolution scale (and the
+        live row waiting for this frame is placed)."""
+        self._show_pending()
         shrink = self._marker_fit(scale)
         if abs(scale - self._px_scale) < 1e-9 and abs(shrink - self._marker_shrink) < 1e-3:
             return

@@ -4,6 +4,7 @@ buffers without compiling shaders again."""
 
 import os
 
+import numpy as np
 import pytest
 
 from nsgui.views.frame_budget import FLAT_OUT_PACE, PACE, interval, redraw_interval
@@ -32,11 +33,14 @@ def test_flat_out_redraws_take_at_most_their_share(kind):
 
 
 def test_flat_out_live_rates():
-    """A live view at 12 frames/s at most, plots at 8 redraws/s: the issue's 10-15 fps."""
-    assert 1 / interval("3d", 0.0, True) == pytest.approx(12)
-    assert 1 / interval("plots", 0.0, True) == pytest.approx(8)
+    """A live view at up to 24 frames/s (issue 12: at least 15 on simple scenes, 10 on the walking
+    biped, with a software renderer), plots at 10 redraws/s at most."""
+    assert 1 / interval("3d", 0.0, True) == pytest.approx(24)
+    assert 1 / interval("plots", 0.0, True) == pytest.approx(10)
     assert 1 / interval("3d", 0.0, False) == pytest.approx(24)  # paused, scrubbing: full rate
-    # a 20 ms software-rendered frame: 1/10 s apart flat out (20 % of a core), 20/s otherwise
+    assert 1 / interval("3d", 0.013, True) >= 20  # a simple scene's software-rendered frame
+    assert 1 / interval("3d", 0.025, True) >= 10  # a walker's frame on a loaded machine
+    # a 20 ms frame: 1/15 s apart flat out (30 % of a core), 1/20 s otherwise
     assert interval("3d", 0.02, True) == pytest.approx(0.02 / FLAT_OUT_PACE["3d"][0])
     assert interval("3d", 0.02, False) == pytest.approx(0.02 / PACE["3d"][0])
     assert PACE["3d"][0] > FLAT_OUT_PACE["3d"][0]
@@ -86,3 +90,36 @@ def test_live_frames_do_not_rebuild_shaders(window, gl, monkeypatch):
     # the last frame's buffers hold the last row's arrow heads, one triangle each
     arrows = view._arrows.visible and len(view._arrows.pos) // 2
     assert touching[-1] == arrows
+
+
+def test_live_rows_are_placed_once_per_frame_and_the_newest_is_drawn(window, gl, monkeypatch):
+    """While a run streams rows the 3D view places only the row a frame draws (placing bodies,
+    contacts and marks for rows no frame shows cost more than drawing); the newest row is drawn,
+    and when the run stops it is placed at once."""
+    window.open_scene(os.path.join(ROOT, "resources", "scenes", "default.json"))
+    run_to(window, 1.0)
+    view, c = window.view3d, window.controller
+    rows = [c.recorder.row_at_time(t) for t in (0.2, 0.4, 0.6, 0.8)]
+
+    def bodies():
+        return view._bodies_mesh.mesh_data.get_vertices().copy()
+
+    view.show_row(rows[-1])
+    newest = bodies()
+    view.show_row(rows[0])
+    placed = []
+    monkeypatch.setattr(view, "show_row", lambda row=None, _show=view.show_row: (placed.append(row), _show(row))[1])
+    c._set_running(True)  # live (no run needed: the rows are in the history)
+    try:
+        for r in rows:
+            c.cursorChanged.emit(r)
+        assert placed == []
+        view.display.render_now()
+        assert placed == [rows[-1]]
+        assert np.allclose(bodies(), newest)
+        c.cursorChanged.emit(rows[1])
+    finally:
+        c._set_running(False)
+    assert placed == [rows[-1], rows[1]]  # stopped: the waiting row at once
+    c.cursorChanged.emit(rows[2])  # paused (scrubbing): at once
+    assert placed[-1] == rows[2]
