@@ -12,8 +12,9 @@ Each case is read from an nsgui scene (an example file, or a generator for the b
 200-1000 beads) and handed to every engine as the same plain description: masses, inertias, radii,
 box sizes, initial poses and velocities, obstacles, gravity, step and duration, per-contact
 restitution and friction. Only the stepping loops are timed (nsgui: `Simulator.run` with recording
-on, as the app does; pymunk `space.step`, Box2D `world.Step`, MuJoCo `mj_step`), in two pieces (to
-3/4 of the run, then the rest) so the rest creep can be read in between. The engines are interleaved:
+on, t and q by default, what the peers' poses give, or every signal with --record all, as the app
+does, into a buffer allocated before the timing; pymunk `space.step`, Box2D `world.Step`, MuJoCo
+`mj_step`), in two pieces (to 3/4 of the run, then the rest) so the rest creep can be read in between. The engines are interleaved:
 every round runs every case on every engine, in a rotating order. Printed: median steps/s over the
 rounds, the ratios nsgui/peer, the fitted cost exponent vs N on the bead columns, and the accuracy
 figures at the end of the run, each computed the same way for every engine:
@@ -255,25 +256,34 @@ def nsgui_case(case):
     return scene, model, spec
 
 
-def run_nsgui(scene, model, spec, steps):
-    """Seconds spent in Simulator.run over the two pieces, and the figures."""
+def recorded_signals(model, record):
+    """What nsgui records: "all" every signal (as the app does), "positions" t and q, what the peers
+    can be asked for (the other signals of a step are then not computed: energies, forces)."""
+    return None if record == "all" else ["t"] + [n for n in model.signal_names if n.startswith("q.")]
+
+
+def run_nsgui(scene, model, spec, steps, record="all"):
+    """Seconds spent in Simulator.run over the two pieces, and the figures. The rows go into a
+    buffer allocated before the timing, as the peers' worlds are built before it."""
     from nsgui.engine import Simulator
     sim = Simulator(model)
+    signals = recorded_signals(model, record)
+    buf = np.zeros((steps, len(signals or model.signal_names)))   # zeros: its pages faulted in now
     n1 = steps * 3 // 4
     X0 = model.body_poses(sim.q)
     t0 = time.perf_counter()
-    sim.run(n1)
+    sim.run(n1, out=buf, signals=signals)
     t1 = time.perf_counter()
     X1 = model.body_poses(sim.q)
     t2 = time.perf_counter()
-    rows = sim.run(steps - n1)
+    sim.run(steps - n1, out=buf[n1:], signals=signals)
     t3 = time.perf_counter()
     force = 0.0
     if spec["ground"]:
-        names = sim.signal_names
+        last = sim.signals()  # the last step's row, whatever was recorded
         for cand, owner in zip(model.contact_names, model.contact_owner):
             if owner >= 0 and scene.contacts[owner].b.obstacle == "ground":
-                force += rows[-1, names.index(f"contact.{cand}.pn")] / model.dt
+                force += last[f"contact.{cand}.pn"] / model.dt
     return (t1 - t0) + (t3 - t2), figures(spec, X0, X1, model.body_poses(sim.q), force)
 
 
@@ -676,6 +686,9 @@ def main(argv=None):
     ap.add_argument("--venv", default=DEFAULT_VENV, help="the benchmark venv (created when missing)")
     ap.add_argument("--engines", default="nsgui," + ",".join(PEERS), help="comma-separated subset")
     ap.add_argument("--json", help="also write the raw results to this file")
+    ap.add_argument("--record", choices=("positions", "all"), default="positions",
+                    help="what nsgui records per step: t and q (default; what a peer's poses give) or "
+                         "every signal (energies, contact forces and statuses... as the app does)")
     ap.add_argument("--worker", choices=PEERS, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -696,7 +709,7 @@ def main(argv=None):
     if len(engines) > 1 and python is None:
         engines = ["nsgui"]
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"peers: {versions(python) if python else 'none'}", flush=True)
+          f"peers: {versions(python) if python else 'none'}; nsgui records {args.record}", flush=True)
     built = {c: nsgui_case(c) for c in cases}
     steps_of = {c: max(4, built[c][2]["steps"] // (4 if args.quick else 1)) for c in cases}
     peers = {e: Peer(e, python) for e in engines if e != "nsgui"}
@@ -709,7 +722,7 @@ def main(argv=None):
                 for e in order:
                     if e == "nsgui":
                         try:
-                            seconds, figs = run_nsgui(scene, model, spec, steps_of[c])
+                            seconds, figs = run_nsgui(scene, model, spec, steps_of[c], args.record)
                             answer = dict(seconds=seconds, figures=figs)
                         except Exception as exc:  # noqa: BLE001 -- e.g. a step problem the solver fails on
                             answer = dict(error=f"failed: {exc}")

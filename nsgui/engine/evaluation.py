@@ -12,10 +12,14 @@ from .dynamics import body_kinematics, com_terms, element_forces
 def evaluate(m, d, want_mass):
     """Kinematics, M (if want_mass), smooth forces F (actuators apart) and every candidate's geometry
     and normal velocity at (d.q, d.v), into d. Returns the potential energy (gravity + elements)."""
-    body_kinematics(m, d.q, d.v, d.kin)
-    Ug = com_terms(m, d.kin, d.M, d.bias, d.grav, want_mass)
-    d.F[:] = d.grav - d.bias
-    Ue = element_forces(m, d.q, d.v, d.kin, d.F)
+    kin, F, grav, bias = d.kin, d.F, d.grav, d.bias
+    body_kinematics(m, d.q, d.v, kin)
+    Ug = com_terms(m, kin, d.M, bias, grav, want_mass)
+    for i in range(F.shape[0]):  # F = grav - bias, without a temporary array
+        F[i] = grav[i] - bias[i]
+    Ue = 0.0
+    if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (the call alone costs as much as a step's geometry)
+        Ue = element_forces(m, d.q, d.v, kin, F)
     _contact_geometry(m, d)
     return Ug + Ue
 

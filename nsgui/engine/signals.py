@@ -15,6 +15,9 @@ from .codes import (CONTACT_SIGNALS, ENERGY_SIGNALS, LOOP_SIGNALS, N_CONTACT_SIG
                     N_PERTURB_SIGNALS, PERTURB_SIGNALS)
 
 T_COLUMN = 0  # every row starts with the time
+# groups of a row beyond t, q and v (bits): what a recording of some signals needs computed
+ROW_ENERGY, ROW_CONTACTS, ROW_OTHERS = 1, 2, 4
+ROW_ALL = ROW_ENERGY | ROW_CONTACTS | ROW_OTHERS
 
 
 class SignalLayout(NamedTuple):
@@ -60,6 +63,18 @@ class SignalLayout(NamedTuple):
                 + [f"contact.{c}.enabled" for c in switched]
                 + [f"loop.{j}.{k}" for j in loops for k in LOOP_SIGNALS]
                 + [f"perturb.{k}" for k in PERTURB_SIGNALS])
+
+    def parts_of(self, columns):
+        """The ROW_* groups that the given columns need computed (t, q and v always are)."""
+        parts = 0
+        for c in columns:
+            if self.energy <= c < self.contacts:
+                parts |= ROW_ENERGY
+            elif self.contacts <= c < self.actuators:
+                parts |= ROW_CONTACTS
+            elif c >= self.actuators:
+                parts |= ROW_OTHERS
+        return parts
 
     def contact_column(self, c, signal):
         """Column of contact c's signal ("gap", "pn", "pt", "status", "fn" or "ft")."""

@@ -7,7 +7,8 @@ import numpy as np
 from . import codes
 from . import stepper as st
 from .codes import STATUS_NAMES
-from .arrays import new_data, to_struct
+from .arrays import Kinematics, new_data, to_struct
+from .impact_rows import normal_row
 from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
 from .control.python_block import PythonBlock
@@ -94,6 +95,44 @@ def unpack_states(block):
     return block.states()
 
 
+class Selection:
+    """What the kernel records for run(signals=...): the columns asked for (cols), the ROW_* groups
+    they need (parts), and the columns the events read (ecols: t, q, v and the contacts' pn and
+    status), recorded beside them into a buffer the simulator reuses from call to call."""
+
+    def __init__(self, cols, ecols, parts, width):
+        self.cols, self.ecols, self.parts, self.width = cols, ecols, parts, width
+        self._extra = np.empty((0, len(ecols)))
+
+    @classmethod
+    def of(cls, model, names, signals):
+        index = {name: k for k, name in enumerate(names)}
+        unknown = [s for s in signals if s not in index]
+        if unknown:
+            raise ValueError(f"run(signals=...): no signal named {unknown[0]!r} in this model "
+                             f"(see Simulator.signal_names)")
+        if not signals:
+            raise ValueError("run(signals=...): the list of signals is empty (record=False records none)")
+        cols = np.array([index[s] for s in signals], np.int64)
+        lay = model.layout
+        ecols = np.empty(0, np.int64)
+        if model.ncontacts:
+            ecols = np.concatenate([np.arange(lay.energy, dtype=np.int64), lay.contact_columns("pn"),
+                                    lay.contact_columns("status")]).astype(np.int64)
+        return cls(cols, ecols, lay.parts_of(np.concatenate([cols, ecols])), len(names))
+
+    def extra_rows(self, nsteps):
+        if len(self._extra) < nsteps:
+            self._extra = np.empty((nsteps, len(self.ecols)))
+        return self._extra[:nsteps]
+
+    def full_row(self, extra_row):
+        """A row of every signal holding one extra row's columns (NaN elsewhere)."""
+        row = np.full(self.width, np.nan)
+        row[self.ecols] = extra_row
+        return row
+
+
 class Simulator:
     """Steps a compiled Model from its initial state (scene.initial)."""
 
@@ -109,6 +148,7 @@ class Simulator:
         # snapshots taken by the kernel: [next due time, interval (0 = off), count in this call]
         self._snap_clock = np.array([np.inf, 0.0, 0.0])
         self._status_cols = None  # columns of the contact statuses in a row (set on first use)
+        self._impact_kin = None  # scratch kinematics of the impacts' normal rows (set on first use)
         self._snapshots = []
         # the event-driven integrator's own state (None: time stepping)
         self._event_driven = model.scene.settings.integrator == "event_driven"
@@ -116,6 +156,7 @@ class Simulator:
         self._fallback = model.scene.settings.event_driven_fallback != "never"
         self._ed = None
         self._replay = None  # a perturbation.ScheduleSampler replaying recorded perturbations
+        self._selections = {}  # run(signals=...): a Selection per tuple of names
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -343,25 +384,32 @@ class Simulator:
         """One time step; returns the new signal row."""
         return self.run(1)[-1]
 
-    def run(self, nsteps, record=True, out=None):
+    def run(self, nsteps, record=True, out=None, signals=None):
         """Advances nsteps steps; returns the signal rows (nsteps x nsignals) or an empty array.
 
-        out: a preallocated float64 array of at least nsteps rows of every signal (C order) that the
-        rows are written into (the result is then a view of its first rows): a caller that runs in
-        many calls reuses one buffer instead of taking fresh memory, whose first writes cost more
-        than the rows themselves (the page faults of a new array).
+        signals: names of the signals to record (see signal_names), in the order wanted: the rows
+        then hold these columns only (nsteps x len(signals)), bit for bit the values the full rows
+        would hold, and the groups of the row no name asks for are not computed (without an energy
+        signal, no kinetic energy per step). Events, snapshots and signal_vector() are as with full
+        rows (a snapshot's `row` is then None, as for an unrecorded run). None: every signal.
+        out: a preallocated float64 array of at least nsteps rows of every recorded signal (C order)
+        that the rows are written into (the result is then a view of its first rows): a caller that
+        runs in many calls reuses one buffer instead of taking fresh memory, whose first writes cost
+        more than the rows themselves (the page faults of a new array).
         On a numerical failure raises SimulationError; an exception in a `python` block's code,
         ControllerError (with the user's traceback). On any failure (a Python control law's
         exception too) the rows computed before it are in `err.rows` and the simulator holds the
         last good state.
         """
         nsteps = int(nsteps)
+        sel = self._selection(signals) if record else None
+        width = len(self.signal_names) if sel is None else len(sel.cols)
         if out is not None and record:
-            self._check_out(out, nsteps)
+            self._check_out(out, nsteps, width)
         dt = self.model.dt
         if (not self._external and not self._python and self._replay is None
                 and not any(p.pending(self.t, dt) for p in self._pushes)):
-            return self._run(nsteps, record, None if out is None else out[:nsteps])
+            return self._run(nsteps, record, None if out is None else out[:nsteps], sel)
         chunks, done = [], 0
         try:
             while done < nsteps:
@@ -373,12 +421,12 @@ class Simulator:
                     min(nsteps - done, steps_until_next_sample(samplers, self.t, dt, self._data))
                 part = None if out is None else out[done:done + k]
                 if self._python:
-                    chunks.append(self._run_seen(k, record, part))
+                    chunks.append(self._run_seen(k, record, part, sel))
                 else:
-                    chunks.append(self._run(k, record, part))
+                    chunks.append(self._run(k, record, part, sel))
                 done += k
         except Exception as e:  # a failing step or a failing Python law: keep the rows made before it
-            tail = getattr(e, "rows", np.empty((0, len(self.signal_names))))
+            tail = getattr(e, "rows", np.empty((0, width)))
             if out is not None and record:
                 e.rows = out[:done + len(tail)]
             else:
@@ -386,22 +434,31 @@ class Simulator:
             raise
         if out is not None and record:
             return out[:nsteps]
-        return np.vstack(chunks) if record and chunks else np.empty((0, len(self.signal_names)))
+        return np.vstack(chunks) if record and chunks else np.empty((0, width))
 
-    def _check_out(self, out, nsteps):
-        n = len(self.signal_names)
+    def _selection(self, signals):
+        """The kernel's recording of some signals (None: every signal), kept per tuple of names."""
+        if signals is None:
+            return None
+        key = tuple(signals)
+        sel = self._selections.get(key)
+        if sel is None:
+            sel = self._selections[key] = Selection.of(self.model, self.signal_names, key)
+        return sel
+
+    def _check_out(self, out, nsteps, n):
         if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.ndim == 2
                 and out.flags.c_contiguous and out.flags.writeable and out.shape[1] == n and out.shape[0] >= nsteps):
             shape = getattr(out, "shape", None)
             raise ValueError(f"out must be a writeable C-ordered float64 array of at least ({nsteps}, {n}) "
                              f"(steps x signals), got {type(out).__name__} of shape {shape}")
 
-    def _run_seen(self, nsteps, record, rows=None):
+    def _run_seen(self, nsteps, record, rows=None, sel=None):
         """_run, then the new events go to each `python` block's unseen events, and to the kept
         snapshots' copies of them (those up to each snapshot's time)."""
         n_events, n_snaps = len(self._events) + self._events_dropped, len(self._snapshots)
         try:
-            return self._run(nsteps, record, rows)
+            return self._run(nsteps, record, rows, sel)
         finally:
             new = self._events[max(0, n_events - self._events_dropped):]
             for block in self._snapshots[n_snaps:]:
@@ -411,44 +468,66 @@ class Simulator:
             for b in self._python:
                 b.pending += new
 
-    def _run(self, nsteps, record=True, rows=None):
-        """Advances nsteps steps; returns the signal rows (nsteps x nsignals, written into `rows` if
-        given) or an empty array.
+    def _run(self, nsteps, record=True, rows=None, sel=None):
+        """Advances nsteps steps; returns the signal rows (nsteps x nsignals, or the selection's
+        columns; written into `rows` if given) or an empty array.
 
         On a numerical failure raises SimulationError; the rows computed before it are in
         `err.rows` and the simulator holds the last good state.
         """
         nsteps = int(nsteps)
+        if sel is not None and record and self._ed is not None:
+            return self._run_gathered(nsteps, rows, sel)
         stats = self._data.stats
         if rows is None or not record:
-            rows = np.empty((nsteps if record else 0, len(self.signal_names)))
+            width = len(self.signal_names) if sel is None else len(sel.cols)
+            rows = np.empty((nsteps if record else 0, width))
         prev_status = self._data.status.copy()
         prev_row = self._row.copy()  # the state before this call: impacts' velocities before
         prev_warnings = stats[codes.ST_WARNINGS]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
-        if self._ed is None:
-            code, done, cand = st.run_steps(nsteps, rows, *self._args, snaps, self._snap_clock)
-        else:
+        if self._ed is not None:
             code, done, cand = self._run_event_driven(nsteps, rows, snaps)
-        if self._snap_clock[2]:
-            self._keep_snapshots(snaps, rows, self.step_count)
+        elif sel is not None and record:
+            extra = sel.extra_rows(nsteps)
+            code, done, cand = st.run_steps_selected(nsteps, rows, sel.cols, extra, sel.ecols, sel.parts,
+                                                     *self._args, snaps, self._snap_clock)
+        else:
+            code, done, cand = st.run_steps(nsteps, rows, *self._args, snaps, self._snap_clock)
+        if self._snap_clock[2]:  # (a selection's rows are not whole rows: its snapshots carry none)
+            self._keep_snapshots(snaps, rows if sel is None else rows[:0], self.step_count)
         self.step_count += done
         new_warnings = int(stats[codes.ST_WARNINGS] - prev_warnings)
         if new_warnings:
             self._events.append(Event(self.t, "solver_warning", "",
                                       f"{new_warnings} step problem(s) stopped at the iteration cap "
                                       f"(last error {stats[codes.ST_LASTERR]:.1e})"))
-        if record and done:
+        if record and done and sel is None:
             self._row[:] = rows[done - 1]
             if self._ed is None:
                 self._collect_events(rows[:done], prev_status, prev_row)
         elif done:
             st.state_row(*self._args, self._row, False)
+            if record and sel.ecols.size:
+                self._collect_events(extra[:done], prev_status, prev_row, sel)
         if code != codes.OK:
             err = self._failure(code, cand)
             err.rows = rows[:done]
             raise err
+        return rows
+
+    def _run_gathered(self, nsteps, rows, sel):
+        """A selection of an event-driven run: its full rows, then the selected columns (the
+        integrator writes whole rows)."""
+        try:
+            full = self._run(nsteps, True)
+        except SimulationError as e:
+            e.rows = e.rows[:, sel.cols]
+            raise
+        if rows is None:
+            return full[:, sel.cols]
+        rows[:] = full[:, sel.cols]
         return rows
 
     def _run_event_driven(self, nsteps, rows, snaps):
@@ -536,7 +615,9 @@ class Simulator:
                 return body, joint
         return None, None
 
-    def _collect_events(self, rows, prev_status, prev_row):
+    def _collect_events(self, rows, prev_status, prev_row, sel=None):
+        """The events of the rows of one kernel call (sel: rows of a Selection's event columns,
+        t first and the statuses last)."""
         m = self.model
         if not m.ncontacts:
             return
@@ -544,7 +625,8 @@ class Simulator:
             self._status_cols = self._layout.contact_columns("status")
         S = np.empty((len(rows) + 1, m.ncontacts))
         S[0] = prev_status
-        S[1:] = rows[:, self._status_cols]
+        S[1:] = rows[:, self._status_cols] if sel is None else rows[:, -m.ncontacts:]
+        full = (lambda row: row) if sel is None else sel.full_row
         mask = S[1:] != S[:-1]
         mask |= S[1:] == codes.IMPACT
         if not mask.any():  # the usual case: cheap, as the batch path calls this for short runs too
@@ -559,7 +641,7 @@ class Simulator:
                 kind = STATUS_NAMES[s]
             event = Event(float(t[k]), kind, m.contact_names[c])
             if s == codes.IMPACT:
-                self._describe_impact(event, c, rows[k - 1] if k else prev_row, rows[k])
+                self._describe_impact(event, c, full(rows[k - 1]) if k else prev_row, full(rows[k]))
             self._events.append(event)
         if len(self._events) > 200000:  # bounded: the oldest are the least useful in a live view
             del self._events[:100000]
@@ -570,9 +652,12 @@ class Simulator:
         step, as the scheme takes them), its percussion and the energy its percussion took
         (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½)."""
         lay, n = self._layout, self.model.nq
-        HN, _HT = self.model.contact_jacobians(before[lay.q:lay.q + n])
-        event.un_pre = float(HN[c] @ before[lay.v:lay.v + n])
-        event.un_post = float(HN[c] @ after[lay.v:lay.v + n])
+        if self._impact_kin is None:
+            self._impact_kin = to_struct(Kinematics.zeros(self.model.nbodies, n))
+        row = np.empty(n)  # Model.contact_jacobians(q)[0][c], in one kernel call
+        normal_row(self.model.struct, self._impact_kin, c, np.ascontiguousarray(before[lay.q:lay.q + n]), row)
+        event.un_pre = float(row @ before[lay.v:lay.v + n])
+        event.un_post = float(row @ after[lay.v:lay.v + n])
         event.percussion = float(after[lay.contact_column(c, "pn")])
         event.energy_lost = -event.percussion * (event.un_post + event.un_pre) / 2
 

@@ -35,7 +35,7 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     NOT_FINITE, OK, OPEN, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
-                    ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL)
+                    ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY)
 from .contact_rows import sparse_rows_times, contact_rows, delassus_csr, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
@@ -49,11 +49,11 @@ from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr
 from .solvers.nsgs import nsgs_fc2d_csr
 from .solvers.pgs import pgs_lcp_csr
-from .signals import T_COLUMN
+from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
 
-__all__ = ["run_steps", "state_row", "RUNAWAY_BOUND"]
+__all__ = ["run_steps", "run_steps_selected", "state_row", "RUNAWAY_BOUND"]
 
 
 # ------------------------------------------------------------------ entries (called from Python)
@@ -69,22 +69,48 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
     is updated in place; on failure it holds the last good state (but for a non-finite energy or gap,
     found once the step is taken: that step's row is not written).
     """
+    none = np.empty(0, np.int64)
+    return _advance(nsteps, rows, none, rows, none, ROW_ALL, m, d, snaps, snap_clock)
+
+
+@njit(cache=True, nogil=True)
+def run_steps_selected(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock):
+    """run_steps recording only some signals: rows[k, i] = signal cols[i] of step k's row (cols not
+    empty), extra[k, j] = signal ecols[j] (what the simulator's events read; extra may have no rows).
+    parts (ROW_* bits): the groups of the row these columns need; the others are not computed (no
+    kinetic energy without ROW_ENERGY). The recorded values are those of the full row, bit for bit.
+    A non-finite value in a recorded column stops the run as in run_steps; the energies and the
+    potential energy are checked as in a run without rows."""
+    return _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock)
+
+
+@njit(cache=True, nogil=True)
+def _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock):
+    """The loop of run_steps and run_steps_selected (cols empty: full rows)."""
     const_M = m.isets[IS_CONST_M] != 0
     record = rows.shape[0] >= nsteps and rows.shape[0] > 0
+    # what the scene has: the phases of what it has not are not called (each call of a phase costs
+    # the reference counts of the fields it binds, as much as a small phase's work)
+    loops, blocks, switched = m.li.shape[0] > 0, m.ki.shape[0] > 0, m.switched.shape[0] > 0
+    projection = m.isets[IS_PROJECTION] != 0
+    scratch = np.empty(m.layout.width if cols.shape[0] > 0 else 0)  # the selected recording's full row
     evaluate(m, d, not const_M)
     if const_M:
         d.M[:, :] = m.M_const
     for step in range(nsteps):
         t = d.t[0]
-        apply_controllers(m, d, t)
+        if blocks:
+            apply_controllers(m, d, t)
         if free_velocity(m, d) != OK:
             return SINGULAR, step, -1
         # a blow-up of the smooth dynamics is named here, before it reaches a contact problem
         code, col = check_state(d.vfree, m.layout.v, d.stats)
         if code != OK:
             return code, step, col
-        constrain_free_velocity(m, d)
-        update_switches(m, d)
+        if loops:
+            constrain_free_velocity(m, d)
+        if switched:
+            update_switches(m, d)
         nact, fric = activate_contacts(m, d)
         code, cand = solve_contact_problem(m, d, nact, fric)
         if code != OK:
@@ -97,16 +123,22 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
         commit_step(d, t + m.fs[FS_H])
         # end of step: the model at the new state (also the start of the next step)
         upot = evaluate(m, d, not const_M)
-        upot = project_loops(m, d, upot)
-        if m.isets[IS_PROJECTION] != 0:
-            # with loops, each projection moves the other's constraints a little: alternate (the loops
-            # last, closed to 1e-12; each pass shrinks what the contacts' projection has left)
-            v0 = d.v.copy() if m.li.shape[0] > 0 else d.v  # the loops keep their velocities (loops.py)
-            for _ in range(3 if m.li.shape[0] > 0 else 1):
+        if loops:
+            upot = project_loops(m, d, upot)
+        if projection and loops:
+            # each projection moves the other's constraints a little: alternate (the loops last,
+            # closed to 1e-12; each pass shrinks what the contacts' projection has left)
+            v0 = d.v.copy()  # the loops keep their velocities (loops.py)
+            for _ in range(3):
                 upot = project_positions(m, d, upot)
                 upot = project_loops(m, d, upot)
             keep_loop_velocities(m, d, v0)
-        code, col = record_step(m, d, rows, step, upot, record)
+        elif projection and _may_project(m, d):
+            upot = project_positions(m, d, upot)
+        if cols.shape[0] > 0:
+            code, col = record_selected(m, d, rows, extra, step, cols, ecols, parts, scratch, upot, record)
+        else:
+            code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
             return code, step, col
         d.stats[ST_STEPS] += 1
@@ -327,8 +359,9 @@ def update_positions(m, d):
     Returns (code, column) of a blow-up of v_new or q_new, else (OK, -1)."""
     h, theta = m.fs[FS_H], m.fs[FS_THETA]
     q, q_new, v_new, vth = d.q, d.q_new, d.v_new, d.vth
-    vth[:] = theta * v_new + (1.0 - theta) * d.v
-    for j in range(q.shape[0]):
+    v = d.v
+    for j in range(q.shape[0]):  # no temporary arrays: the same arithmetic per coordinate
+        vth[j] = theta * v_new[j] + (1.0 - theta) * v[j]
         q_new[j] = q[j] + h * vth[j]
     code, col = check_state(v_new, m.layout.v, d.stats)
     if code == OK:
@@ -344,16 +377,20 @@ def book_energy(m, d, nact):
     h = m.fs[FS_H]
     ccols, ccn, ai = m.ccols, m.ccn, m.ai
     energy, act, lamN_new, lamT_new, HN, HT, vth = d.energy, d.act, d.lamN_new, d.lamT_new, d.HN, d.HT, d.vth
-    applied_inputs(m, d, m.fs[FS_THETA], h)
     u = d.ctrl
     for r in range(nact):
         c = act[r]
         energy[ACC_IMPACT] -= lamN_new[c] * sdot(ccols[c], HN[r], ccn[c], vth)
         energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
-    for i in range(ai.shape[0]):
-        energy[ACC_ACTUATORS] += h * u[i] * vth[ai[i, AI_COORD]]  # d.ctrl[:na]: the applied inputs
-    energy[ACC_ACTUATORS] += h * perturbation_power(m, d, vth, d.row_n)  # the mouse's work, booked alike
-    energy[ACC_DAMPING] -= h * damper_power(m, vth, d.kin, d.row_n)
+    # terms a scene cannot have are not called (adding their zero would change nothing)
+    if ai.shape[0] > 0:
+        applied_inputs(m, d, m.fs[FS_THETA], h)
+        for i in range(ai.shape[0]):
+            energy[ACC_ACTUATORS] += h * u[i] * vth[ai[i, AI_COORD]]  # d.ctrl[:na]: the applied inputs
+    if u[u.shape[0] - N_PT + PT_BODY] >= 0.0:  # the mouse's work, booked alike
+        energy[ACC_ACTUATORS] += h * perturbation_power(m, d, vth, d.row_n)
+    if m.si.shape[0] + m.ji.shape[0] > 0:
+        energy[ACC_DAMPING] -= h * damper_power(m, vth, d.kin, d.row_n)
 
 
 @njit(cache=True)
@@ -397,11 +434,8 @@ def record_step(m, d, rows, step, upot, record):
     """Recording: the smallest gap so far, and (if record) the signal row of the new state in
     rows[step]. Returns (NOT_FINITE, column or -1) if a recorded value, the energy or a gap is not
     finite (no such row is ever handed out), else (OK, -1)."""
-    gap, stats = d.gap, d.stats
-    enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
-    for c in range(gap.shape[0]):
-        if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
-            stats[ST_MINGAP] = gap[c]
+    stats = d.stats
+    _keep_min_gap(m, d)
     if record:
         kin = kinetic_energy(m, d, d.v)
         write_row(m, d, rows[step], kin, upot)
@@ -411,6 +445,61 @@ def record_step(m, d, rows, step, upot, record):
     elif not (np.isfinite(upot) and np.isfinite(d.energy.sum())):
         return NOT_FINITE, -1
     return OK, -1
+
+
+@njit(cache=True)
+def record_selected(m, d, rows, extra, step, cols, ecols, parts, scratch, upot, record):
+    """record_step for run_steps_selected: only the row's groups in parts are written (to scratch,
+    a full row), then the columns cols to rows[step] and ecols to extra[step]."""
+    _keep_min_gap(m, d)
+    if record:
+        kin = kinetic_energy(m, d, d.v) if parts & ROW_ENERGY else 0.0
+        write_row_parts(m, d, scratch, kin, upot, parts)
+        col = _gather(rows[step], scratch, cols, d.stats)
+        if col < 0 and extra.shape[0] > step:
+            col = _gather(extra[step], scratch, ecols, d.stats)
+        if col >= 0:
+            return NOT_FINITE, col
+    if not (parts & ROW_ENERGY and record) and not (np.isfinite(upot) and np.isfinite(d.energy.sum())):
+        return NOT_FINITE, -1
+    return OK, -1
+
+
+@njit(cache=True)
+def _may_project(m, d):
+    """False when projection.project_positions has nothing to do (it would return at once): no
+    enabled contact pushed in the step (none can be persistent) and none deeper than the tolerance.
+    Most steps of a scene in flight: its allocations and kinetic energy are then not paid."""
+    gap, lamN = d.gap, d.lamN
+    enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
+    tol = m.fs[FS_PROJ_TOL]
+    for c in range(gap.shape[0]):
+        if enabled[c] != 0.0 and (lamN[c] > 0.0 or gap[c] < -tol):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _keep_min_gap(m, d):
+    """The smallest gap of an enabled contact so far (stats, the run's largest penetration)."""
+    gap, stats = d.gap, d.stats
+    enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
+    for c in range(gap.shape[0]):
+        if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
+            stats[ST_MINGAP] = gap[c]
+
+
+@njit(cache=True)
+def _gather(out, row, cols, stats):
+    """out[i] = row[cols[i]]; returns the column of the first non-finite value (its value in stats),
+    else -1."""
+    for i in range(cols.shape[0]):
+        x = row[cols[i]]
+        out[i] = x
+        if not np.isfinite(x):
+            stats[ST_BADVALUE] = x
+            return cols[i]
+    return -1
 
 
 @njit(cache=True)
@@ -451,34 +540,45 @@ def _put(out, k, a):
 @njit(cache=True)
 def write_row(m, d, row, kin, upot):
     """The signal row of the state in d, its kinetic and potential energies given (SignalLayout order)."""
+    write_row_parts(m, d, row, kin, upot, ROW_ALL)
+
+
+@njit(cache=True)
+def write_row_parts(m, d, row, kin, upot, parts):
+    """write_row of t, q, v and the groups in parts (ROW_* bits); the other columns are left as they
+    are."""
     lay = m.layout
     q, acc_e, gap, lamN, lamT, status, ctrl = d.q, d.energy, d.gap, d.lamN, d.lamT, d.status, d.ctrl
     n = q.shape[0]
     row[T_COLUMN] = d.t[0]
     row[lay.q:lay.q + n] = q
     row[lay.v:lay.v + n] = d.v
-    k = lay.energy
-    diss = acc_e[ACC_IMPACT] + acc_e[ACC_FRICTION] + acc_e[ACC_DAMPING]
-    row[k + E_KINETIC] = kin
-    row[k + E_POTENTIAL] = upot
-    row[k + E_TOTAL] = kin + upot
-    row[k + E_DISSIPATED] = diss
-    row[k + E_IMPACT] = acc_e[ACC_IMPACT]
-    row[k + E_FRICTION] = acc_e[ACC_FRICTION]
-    row[k + E_DAMPING] = acc_e[ACC_DAMPING]
-    row[k + E_ACTUATORS] = acc_e[ACC_ACTUATORS]
-    row[k + E_PROJECTION] = acc_e[ACC_PROJECTION]
-    row[k + E_RESIDUAL] = kin + upot + diss - acc_e[ACC_ACTUATORS] - acc_e[ACC_PROJECTION] - acc_e[ACC_E0]
-    h = m.fs[FS_H]
-    k = lay.contacts
-    for c in range(gap.shape[0]):
-        row[k + C_GAP] = gap[c]
-        row[k + C_PN] = lamN[c]
-        row[k + C_PT] = lamT[c]
-        row[k + C_STATUS] = status[c]
-        row[k + C_FN] = lamN[c] / h
-        row[k + C_FT] = lamT[c] / h
-        k += N_CONTACT_SIGNALS
+    if parts & ROW_ENERGY:
+        k = lay.energy
+        diss = acc_e[ACC_IMPACT] + acc_e[ACC_FRICTION] + acc_e[ACC_DAMPING]
+        row[k + E_KINETIC] = kin
+        row[k + E_POTENTIAL] = upot
+        row[k + E_TOTAL] = kin + upot
+        row[k + E_DISSIPATED] = diss
+        row[k + E_IMPACT] = acc_e[ACC_IMPACT]
+        row[k + E_FRICTION] = acc_e[ACC_FRICTION]
+        row[k + E_DAMPING] = acc_e[ACC_DAMPING]
+        row[k + E_ACTUATORS] = acc_e[ACC_ACTUATORS]
+        row[k + E_PROJECTION] = acc_e[ACC_PROJECTION]
+        row[k + E_RESIDUAL] = kin + upot + diss - acc_e[ACC_ACTUATORS] - acc_e[ACC_PROJECTION] - acc_e[ACC_E0]
+    if parts & ROW_CONTACTS:
+        h = m.fs[FS_H]
+        k = lay.contacts
+        for c in range(gap.shape[0]):
+            row[k + C_GAP] = gap[c]
+            row[k + C_PN] = lamN[c]
+            row[k + C_PT] = lamT[c]
+            row[k + C_STATUS] = status[c]
+            row[k + C_FN] = lamN[c] / h
+            row[k + C_FT] = lamT[c] / h
+            k += N_CONTACT_SIGNALS
+    if parts & ROW_OTHERS == 0:
+        return
     for i in range(lay.nactuators):
         row[lay.actuators + i] = ctrl[i]  # the applied inputs
     off = lay.nactuators + gap.shape[0]
@@ -547,10 +647,10 @@ def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
         else:
             r, st, it = lemke(Wd, qd, 50 * m + 100)
         return r, st, it, 0.0
-    tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)  # the columns, for the sweeps' updates
-    if fric:
-        return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
-    if solver == SOLVER_NSGS:
+    if fric or solver == SOLVER_NSGS:
+        tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)  # the columns, for the sweeps' updates
+        if fric:
+            return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
         return pgs_lcp_csr(wptr, wcol, wval, tptr, tcol, tval, qd, r0, tol, maxit)
     z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, csr_symmetric(wptr, wcol, wval))
     if st != SOLVED:

@@ -15,7 +15,7 @@ WARMUP_SCENES = (("two_link_arm", True), ("sliding_box", False), ("default", Tru
 
 def warm_up(verbose=False):
     from nsgui.scene import load_scene
-    from . import compile_scene, simulate
+    from . import Simulator, compile_scene, simulate
     t0 = time.perf_counter()
     for name, projection in WARMUP_SCENES:
         scene = load_scene(example_path(name))  # KeyError: the install lacks its examples
@@ -24,6 +24,7 @@ def warm_up(verbose=False):
         if name == "default":  # the event-driven integrator's kernels too
             simulate(scene.with_values({"settings.integrator": "event_driven"}), duration=5 * scene.settings.dt)
         model = compile_scene(scene)
+        Simulator(model).run(5, signals=["t"])  # a recording of some signals (Simulator.run)
         q = model.q0
         model.body_poses(q), model.contact_frames(q), model.contact_jacobians(q), model.potential_energy(q)
     if verbose:

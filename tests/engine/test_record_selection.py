@@ -1,0 +1,134 @@
+"""Simulator.run(signals=...): the rows of some signals only, bit for bit the columns of the full rows,
+with the same events, statistics and state after the run."""
+
+import numpy as np
+import pytest
+
+from nsgui.engine import Simulator, compile_scene
+from tests.helpers import example
+
+
+def _selections(names):
+    """Subsets a user asks for: the positions (what the peers of benchmarks/peers.py record), the
+    contacts' forces in reverse order, one energy with a velocity, and every other signal."""
+    q = [n for n in names if n.startswith("q.")]
+    forces = [n for n in names if n.endswith(".fn")][::-1]
+    return {"positions": ["t"] + q,
+            "forces": forces or q,
+            "energy": ["energy.total", names[-1], [n for n in names if n.startswith("v.")][0]],
+            "every other": names[::2]}
+
+
+def _run(model, steps, signals=None, setup=None):
+    sim = Simulator(model)
+    if setup:
+        setup(sim)
+    rows = sim.run(steps, signals=signals)
+    return sim, rows
+
+
+# time stepping with contacts and friction, a wall, loop joints, controllers, a timed push
+SCENES = {"bouncing_ball": 400, "sliding_box": 300, "double_pendulum_wall": 600, "four_bar": 200,
+          "biped_point_feet": 200, "sliding_block_push2": 300, "newtons_cradle": 300}
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_selected_columns_equal_the_full_rows_bit_for_bit(scene):
+    model = compile_scene(example(scene))
+    names = model.signal_names
+    ref, full = _run(model, SCENES[scene])
+    events = [(e.t, e.kind, e.name, e.detail) for e in ref.pop_events()]
+    for what, signals in _selections(names).items():
+        sim, rows = _run(model, SCENES[scene], signals)
+        cols = [names.index(s) for s in signals]
+        assert rows.shape == (SCENES[scene], len(signals)) and rows.flags.c_contiguous, what
+        np.testing.assert_array_equal(rows, full[:, cols], err_msg=f"{scene}: {what}", strict=True)
+        # the same run: state, last row, statistics and events
+        np.testing.assert_array_equal(sim.signal_vector(), ref.signal_vector(), err_msg=what)
+        assert sim.stats == ref.stats
+        assert [(e.t, e.kind, e.name, e.detail) for e in sim.pop_events()] == events
+
+
+def test_impact_events_keep_their_velocities_and_percussion():
+    model = compile_scene(example("bouncing_ball"))
+    ref, _ = _run(model, 400)
+    sim, _ = _run(model, 400, ["q.ball.y"])
+    full, some = ref.pop_events(), sim.pop_events()
+    impacts = [e for e in some if e.kind == "impact"]
+    assert impacts and len(some) == len(full)
+    for a, b in zip(full, some):
+        for field in ("un_pre", "un_post", "percussion", "energy_lost"):
+            assert getattr(a, field) == getattr(b, field) or (np.isnan(getattr(a, field)) and np.isnan(getattr(b, field)))
+
+
+def test_selection_in_pieces_into_a_buffer_continues_the_same_run():
+    model = compile_scene(example("sliding_box"))
+    names = model.signal_names
+    _, full = _run(model, 300)
+    signals = ["q.box.x", "contact.box_ground.0.pn"] if "contact.box_ground.0.pn" in names else ["q.box.x"]
+    sim = Simulator(model)
+    buf = np.full((200, len(signals)), np.nan)
+    first = sim.run(200, out=buf, signals=signals)
+    assert np.shares_memory(first, buf)
+    np.testing.assert_array_equal(first, full[:200, [names.index(s) for s in signals]])
+    second = sim.run(100, signals=signals)
+    np.testing.assert_array_equal(second, full[200:, [names.index(s) for s in signals]])
+
+
+def test_snapshots_of_a_selected_run_are_the_full_runs_states_without_rows():
+    model = compile_scene(example("bouncing_ball"))
+    sims = [Simulator(model), Simulator(model)]
+    for s in sims:
+        s.snapshot_every(0.1)
+    sims[0].run(300)
+    sims[1].run(300, signals=["q.ball.y"])
+    a, b = sims[0].pop_snapshots(), sims[1].pop_snapshots()
+    assert len(a) == len(b) > 0
+    for x, y in zip(a, b):
+        assert x.t == y.t and y.row is None
+        np.testing.assert_array_equal(x.q, y.q)
+        np.testing.assert_array_equal(x.energy, y.energy)
+
+
+def test_python_controller_and_event_driven_runs_select_the_same_columns():
+    model = compile_scene(example("two_link_arm"))
+    name = model.actuator_names[0]
+
+    def law(sim):
+        sim.set_controller(name, lambda t, q, v, model: 0.5 * np.sin(3 * t), period=0.01)
+    _, full = _run(model, 120, setup=law)
+    signals = [model.signal_names[k] for k in (3, 1, 0)]
+    _, rows = _run(model, 120, signals, setup=law)
+    np.testing.assert_array_equal(rows, full[:, [3, 1, 0]])
+    wheel = compile_scene(example("rimless_wheel"))
+    _, full = _run(wheel, 100)
+    _, rows = _run(wheel, 100, ["t", wheel.signal_names[2]])
+    np.testing.assert_array_equal(rows, full[:, [0, 2]])
+
+
+def test_an_unknown_signal_is_named_and_nothing_runs():
+    sim = Simulator(compile_scene(example("bouncing_ball")))
+    with pytest.raises(ValueError, match="no signal named 'q.bal.y'"):
+        sim.run(10, signals=["t", "q.bal.y"])
+    with pytest.raises(ValueError, match=r"out must be .* at least \(10, 2\)"):
+        sim.run(10, signals=["t", "q.ball.y"], out=np.empty((10, 3)))
+    assert sim.step_count == 0
+
+
+@pytest.mark.parametrize("scene", ["bouncing_ball", "sliding_box", "double_pendulum_wall", "newtons_cradle",
+                                   "four_bar"])
+def test_impact_normal_rows_are_those_of_contact_jacobians(scene):
+    """The impacts' un_pre / un_post take the contact's row from one kernel (impact_rows.normal_row):
+    the same values as Model.contact_jacobians, along a run."""
+    from nsgui.engine.arrays import Kinematics, to_struct
+    from nsgui.engine.impact_rows import normal_row
+    model = compile_scene(example(scene))
+    rows = Simulator(model).run(60)
+    kin = to_struct(Kinematics.zeros(model.nbodies, model.nq))
+    out = np.empty(model.nq)
+    for row in rows[::7]:
+        q = np.ascontiguousarray(row[1:1 + model.nq])
+        HN, _ = model.contact_jacobians(q)
+        for c in range(model.ncontacts):
+            normal_row(model.struct, kin, c, q, out)
+            np.testing.assert_array_equal(out, HN[c])
