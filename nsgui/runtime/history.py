@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from nsgui.pids import pid_alive
+from nsgui.runtime.chunk_memory import ChunkAhead
 
 from nsgui.engine.signals import T_COLUMN
 
@@ -110,6 +111,7 @@ class Recorder:
         self._spill_parent = spill_dir
         self._spill_dir = None
         self._chunks: list[np.ndarray] = []  # full chunks: ndarray in memory or read-only memmap
+        self._ahead = ChunkAhead((self.chunk_rows, self.ncols))  # the next chunk's memory, mapped early
         self._spilled: list[str | None] = []  # file of each chunk, None while in memory
         self._n = 0
         self._t = np.empty(1024)  # time column kept in memory for fast searches
@@ -162,9 +164,11 @@ class Recorder:
         while done < n:
             k, off = divmod(self._n, self.chunk_rows)
             if k == len(self._chunks):
-                self._chunks.append(np.empty((self.chunk_rows, self.ncols)))
+                self._chunks.append(self._ahead.take())
                 self._spilled.append(None)
             take = min(n - done, self.chunk_rows - off)
+            if off + take > self.chunk_rows // 2:  # half full: the next chunk's memory is mapped now
+                self._ahead.prepare()
             self._chunks[k][off: off + take] = rows[done: done + take]
             self._n += take
             done += take
@@ -315,6 +319,7 @@ class Recorder:
     def close(self) -> None:
         """Release the spill files (the history becomes empty)."""
         self._chunks.clear()
+        self._ahead.drop()
         self._spilled.clear()
         self._n = 0
         if self._spill_dir:

@@ -127,3 +127,32 @@ def test_start_up_removes_spill_folders_of_dead_processes_only(tmp_path):
     assert removed == [str(tmp_path / f"nsgui-history-{dead}-abc")]
     assert sorted(os.listdir(tmp_path)) == sorted([f"nsgui-history-{live}-def", "nsgui-history-old12345",
                                                    "unrelated-folder", f"nsgui-history-{dead}-file"])
+
+
+def test_chunks_mapped_ahead_hold_the_rows_like_any_other(tmp_path):
+    """The next chunk's memory is prepared by a thread while the current one fills (runtime/
+    chunk_memory.py): the history reads back every row, spills and truncates as before."""
+    import mmap
+
+    from nsgui.runtime import chunk_memory
+
+    def mapped(a):
+        while isinstance(a, (np.ndarray, memoryview)):
+            a = a.obj if isinstance(a, memoryview) else a.base
+        return isinstance(a, mmap.mmap)
+
+    r = Recorder(["t", "a", "b"], chunk_rows=100, memory_cap=3 * 100 * 3 * 8, spill_dir=tmp_path)
+    data = rows(1050)
+    for i in range(0, 1050, 30):
+        r.append(data[i:i + 30])
+        r._ahead.ready(timeout=10)  # (let the thread finish: the prepared chunks are used)
+    np.testing.assert_array_equal(r.rows(), data)
+    np.testing.assert_array_equal(r.column("b"), data[:, 2])
+    assert r.spilled_rows > 0
+    if chunk_memory._POPULATE is not None:
+        assert sum(mapped(c) for c in r._chunks) >= 2  # the in-memory chunks were mapped ahead
+    r.truncate_after(0.9005)
+    np.testing.assert_array_equal(r.rows(), data[:901])
+    r.append(data[901:])
+    np.testing.assert_array_equal(r.rows(), data)
+    r.close()
