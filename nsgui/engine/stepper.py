@@ -70,7 +70,8 @@ def run_steps(nsteps, rows, m, d, snaps, snap_clock):
     found once the step is taken: that step's row is not written).
     """
     none = np.empty(0, np.int64)
-    return _advance(nsteps, rows, none, rows, none, ROW_ALL, m, d, snaps, snap_clock)
+    parts = none.shape[0] + ROW_ALL  # an int64, not a literal: one compiled _advance for both entries
+    return _advance(nsteps, rows, none, rows, none, parts, m, d, snaps, snap_clock)
 
 
 @njit(cache=True, nogil=True)
@@ -228,8 +229,7 @@ def activate_contacts(m, d):
     Returns (how many, whether any has friction)."""
     h, gamma, threshold = m.fs[FS_H], m.fs[FS_GAMMA], m.fs[FS_ACTIVATION]
     projection = m.isets[IS_PROJECTION]
-    ccn, cf, kin = m.ccn, m.cf, d.kin
-    gap, un, nrm, pa, pb, act, fric, HN, HT = d.gap, d.un, d.nrm, d.pa, d.pb, d.act, d.fric, d.HN, d.HT
+    gap, un, act = d.gap, d.un, d.act
     nact = 0
     anyfric = False
     enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
@@ -241,14 +241,20 @@ def activate_contacts(m, d):
         uact = un[c] if projection == 0 or un[c] < 0.0 else 0.0
         if gap[c] + gamma * h * uact <= threshold:
             act[nact] = c
-            contact_rows(c, m, kin, nrm, pa, pb, HN[nact], HT[nact])
-            tt = 0.0
-            for kk in range(ccn[c]):
-                tt += HT[nact, kk] * HT[nact, kk]
-            fric[nact] = cf[c, CF_MU] > 0.0 and tt > 1e-20
-            if fric[nact]:
-                anyfric = True
             nact += 1
+    if nact == 0:  # (a scene in flight: the rows' fields are not even bound)
+        return 0, False
+    ccn, cf, kin = m.ccn, m.cf, d.kin
+    nrm, pa, pb, fric, HN, HT = d.nrm, d.pa, d.pb, d.fric, d.HN, d.HT
+    for r in range(nact):
+        c = act[r]
+        contact_rows(c, m, kin, nrm, pa, pb, HN[r], HT[r])
+        tt = 0.0
+        for kk in range(ccn[c]):
+            tt += HT[r, kk] * HT[r, kk]
+        fric[r] = cf[c, CF_MU] > 0.0 and tt > 1e-20
+        if fric[r]:
+            anyfric = True
     if projection != 0:
         anchor_contacts(m, d, nact)
     return nact, anyfric
@@ -374,14 +380,14 @@ def book_energy(m, d, nact):
     """Energy bookkeeping of the step, at v_θ: the work of the contact percussions (impact, friction),
     of the actuators (the inputs the step applied) and of the dampers (the last with the start-of-step
     geometry)."""
-    h = m.fs[FS_H]
-    ccols, ccn, ai = m.ccols, m.ccn, m.ai
-    energy, act, lamN_new, lamT_new, HN, HT, vth = d.energy, d.act, d.lamN_new, d.lamT_new, d.HN, d.HT, d.vth
-    u = d.ctrl
-    for r in range(nact):
-        c = act[r]
-        energy[ACC_IMPACT] -= lamN_new[c] * sdot(ccols[c], HN[r], ccn[c], vth)
-        energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
+    h, ai, energy, vth, u = m.fs[FS_H], m.ai, d.energy, d.vth, d.ctrl
+    if nact > 0:
+        ccols, ccn = m.ccols, m.ccn
+        act, lamN_new, lamT_new, HN, HT = d.act, d.lamN_new, d.lamT_new, d.HN, d.HT
+        for r in range(nact):
+            c = act[r]
+            energy[ACC_IMPACT] -= lamN_new[c] * sdot(ccols[c], HN[r], ccn[c], vth)
+            energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
     # terms a scene cannot have are not called (adding their zero would change nothing)
     if ai.shape[0] > 0:
         applied_inputs(m, d, m.fs[FS_THETA], h)
@@ -422,11 +428,17 @@ def classify_contacts(m, d, nact):
 @njit(cache=True)
 def commit_step(d, t_next):
     """The step's result becomes the state."""
-    d.q[:] = d.q_new
-    d.v[:] = d.v_new
-    d.lamN[:] = d.lamN_new
-    d.lamT[:] = d.lamT_new
+    _copy(d.q, d.q_new)  # (loops: a slice assignment costs more than these few numbers)
+    _copy(d.v, d.v_new)
+    _copy(d.lamN, d.lamN_new)
+    _copy(d.lamT, d.lamT_new)
     d.t[0] = t_next
+
+
+@njit(cache=True)
+def _copy(dst, src):
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
 
 
 @njit(cache=True)
@@ -548,12 +560,14 @@ def write_row_parts(m, d, row, kin, upot, parts):
     """write_row of t, q, v and the groups in parts (ROW_* bits); the other columns are left as they
     are."""
     lay = m.layout
-    q, acc_e, gap, lamN, lamT, status, ctrl = d.q, d.energy, d.gap, d.lamN, d.lamT, d.status, d.ctrl
+    q, v = d.q, d.v
     n = q.shape[0]
     row[T_COLUMN] = d.t[0]
-    row[lay.q:lay.q + n] = q
-    row[lay.v:lay.v + n] = d.v
+    for j in range(n):
+        row[lay.q + j] = q[j]
+        row[lay.v + j] = v[j]
     if parts & ROW_ENERGY:
+        acc_e = d.energy
         k = lay.energy
         diss = acc_e[ACC_IMPACT] + acc_e[ACC_FRICTION] + acc_e[ACC_DAMPING]
         row[k + E_KINETIC] = kin
@@ -567,6 +581,7 @@ def write_row_parts(m, d, row, kin, upot, parts):
         row[k + E_PROJECTION] = acc_e[ACC_PROJECTION]
         row[k + E_RESIDUAL] = kin + upot + diss - acc_e[ACC_ACTUATORS] - acc_e[ACC_PROJECTION] - acc_e[ACC_E0]
     if parts & ROW_CONTACTS:
+        gap, lamN, lamT, status = d.gap, d.lamN, d.lamT, d.status
         h = m.fs[FS_H]
         k = lay.contacts
         for c in range(gap.shape[0]):
@@ -579,9 +594,10 @@ def write_row_parts(m, d, row, kin, upot, parts):
             k += N_CONTACT_SIGNALS
     if parts & ROW_OTHERS == 0:
         return
+    ctrl = d.ctrl
     for i in range(lay.nactuators):
         row[lay.actuators + i] = ctrl[i]  # the applied inputs
-    off = lay.nactuators + gap.shape[0]
+    off = lay.nactuators + d.gap.shape[0]
     for k in range(m.switched.shape[0]):
         row[lay.switches + k] = ctrl[off + m.switched[k]]
     _write_loops(m, d, row)
