@@ -244,13 +244,13 @@ def figures(spec, X_start, X_quarter, X_end, ground_force):
 
 # ---------------------------------------------------------------- nsgui (this process)
 
-def nsgui_case(case):
+def nsgui_case(case, record="all"):
     from nsgui.engine import Simulator, compile_scene
     scene = scene_of(case)
     model = compile_scene(scene)
     spec = spec_of(case, scene, model)
     try:   # numba compiled (or loaded from its cache) and the caches warm before any timing
-        Simulator(model).run(min(spec["steps"], WARMUP_STEPS))
+        Simulator(model).run(min(spec["steps"], WARMUP_STEPS), signals=recorded_signals(model, record))
     except Exception:  # noqa: BLE001 -- a failing case is reported by its timed run
         pass
     return scene, model, spec
@@ -271,13 +271,13 @@ def run_nsgui(scene, model, spec, steps, record="all"):
     buf = np.zeros((steps, len(signals or model.signal_names)))   # zeros: its pages faulted in now
     n1 = steps * 3 // 4
     X0 = model.body_poses(sim.q)
-    t0 = time.perf_counter()
+    t0 = clock()
     sim.run(n1, out=buf, signals=signals)
-    t1 = time.perf_counter()
+    t1 = clock()
     X1 = model.body_poses(sim.q)
-    t2 = time.perf_counter()
+    t2 = clock()
     sim.run(steps - n1, out=buf[n1:], signals=signals)
-    t3 = time.perf_counter()
+    t3 = clock()
     force = 0.0
     if spec["ground"]:
         last = sim.signals()  # the last step's row, whatever was recorded
@@ -285,6 +285,26 @@ def run_nsgui(scene, model, spec, steps, record="all"):
             if owner >= 0 and scene.contacts[owner].b.obstacle == "ground":
                 force += last[f"contact.{cand}.pn"] / model.dt
     return (t1 - t0) + (t3 - t2), figures(spec, X0, X1, model.body_poses(sim.q), force)
+
+
+class clock:
+    """Wall (perf_counter) and CPU (process_time) seconds at once: `clock() - clock()` is
+    [wall, cpu]. The CPU time is what a loaded machine does not inflate (each engine runs in its own
+    process, so process_time is its loop's alone)."""
+
+    def __init__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def __sub__(self, other):
+        return Elapsed(self.wall - other.wall, self.cpu - other.cpu)
+
+
+class Elapsed(list):
+    def __init__(self, wall, cpu):
+        super().__init__([wall, cpu])
+
+    def __add__(self, other):
+        return Elapsed(self[0] + other[0], self[1] + other[1])
 
 
 # ---------------------------------------------------------------- the peers (worker processes)
@@ -544,13 +564,13 @@ def run_peer(engine, spec, steps):
     sim = ENGINES[engine](spec)
     n1 = steps * 3 // 4
     X0 = sim.poses()
-    t0 = time.perf_counter()
+    t0 = clock()
     sim.step(n1)
-    t1 = time.perf_counter()
+    t1 = clock()
     X1 = sim.poses()
-    t2 = time.perf_counter()
+    t2 = clock()
     sim.step(steps - n1)
-    t3 = time.perf_counter()
+    t3 = clock()
     force = sim.ground_force() if spec["ground"] else 0.0
     return (t1 - t0) + (t3 - t2), figures(spec, X0, X1, sim.poses(), force)
 
@@ -638,8 +658,9 @@ def fmt(x, kind):
     return f"{x:.3g}"
 
 
-def report(cases, engines, results, steps_of):
-    rate = {(c, e): statistics.median(steps_of[c] / s for s in results[c][e]["seconds"])
+def rate_table(cases, engines, results, steps_of, which):
+    """Median steps per second (which = 0: wall, 1: CPU) and the ratios nsgui / peer."""
+    rate = {(c, e): statistics.median(steps_of[c] / s[which] for s in results[c][e]["seconds"])
             for c in cases for e in engines if results[c][e]["seconds"]}
     lines = ["| case | steps | " + " | ".join(f"{e} steps/s" for e in engines) + " | "
              + " | ".join(f"nsgui/{e}" for e in engines[1:]) + " |",
@@ -650,6 +671,14 @@ def report(cases, engines, results, steps_of):
         ratios = [fmt(rate[(c, "nsgui")] / rate[(c, e)], "ratio") if (c, "nsgui") in rate and (c, e) in rate
                   else "—" for e in engines[1:]]
         lines.append(f"| {c} | {steps_of[c]} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+    return lines, rate
+
+
+def report(cases, engines, results, steps_of):
+    lines, rate = rate_table(cases, engines, results, steps_of, 0)
+    cpu_lines, _ = rate_table(cases, engines, results, steps_of, 1)
+    lines = ["Wall clock (perf_counter):", *lines, "", "Per CPU second (process_time of each engine's process):",
+             *cpu_lines]
     lines += ["", "| case | engine | ground / weight | summed overlap (m) | top sink (m) | creep (m) |",
               "|---|---|---:|---:|---:|---:|"]
     for c in cases:
@@ -710,7 +739,7 @@ def main(argv=None):
         engines = ["nsgui"]
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"peers: {versions(python) if python else 'none'}; nsgui records {args.record}", flush=True)
-    built = {c: nsgui_case(c) for c in cases}
+    built = {c: nsgui_case(c, args.record) for c in cases}
     steps_of = {c: max(4, built[c][2]["steps"] // (4 if args.quick else 1)) for c in cases}
     peers = {e: Peer(e, python) for e in engines if e != "nsgui"}
     results = {c: {e: dict(seconds=[]) for e in engines} for c in cases}
@@ -734,7 +763,8 @@ def main(argv=None):
                         continue
                     cell["seconds"].append(answer["seconds"])
                     cell["figures"] = answer["figures"]
-                    print(f"round {r + 1}/{rounds} {c:18s} {e:7s} {steps_of[c] / answer['seconds']:12,.0f} steps/s",
+                    print(f"round {r + 1}/{rounds} {c:18s} {e:7s} {steps_of[c] / answer['seconds'][0]:12,.0f} steps/s "
+                          f"({steps_of[c] / answer['seconds'][1]:,.0f} per CPU s)",
                           flush=True)
     finally:
         for p in peers.values():

@@ -1,5 +1,5 @@
-"""The normal Jacobian row of one contact at a configuration, in one kernel call: what the simulator's
-impact events need (Simulator._describe_impact), without Model.contact_jacobians' every-contact
+"""The normal Jacobian rows of contacts at configurations, in one kernel call: what the simulator's
+impact events need (Simulator._describe_impacts), without Model.contact_jacobians' every-contact
 Python loop (60 µs a call on the bouncing ball, about as much as its 2000 steps' kernel per impact).
 The values are those of Model.contact_jacobians, computed by the same kernels from the same inputs."""
 
@@ -27,3 +27,10 @@ def normal_row(m, kin, c, q, out):
     out[:] = 0.0
     for k in range(m.ccn[c]):
         out[m.ccols[c, k]] = valsN[k]
+
+
+@njit(cache=True)
+def normal_rows(m, kin, cs, Q, out):
+    """out[i] = the normal row of candidate cs[i] at Q[i] (normal_row), for every i."""
+    for i in range(cs.shape[0]):
+        normal_row(m, kin, cs[i], Q[i], out[i])

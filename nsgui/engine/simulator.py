@@ -8,7 +8,7 @@ from . import codes
 from . import stepper as st
 from .codes import STATUS_NAMES
 from .arrays import Kinematics, new_data, to_struct
-from .impact_rows import normal_row
+from .impact_rows import normal_rows
 from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
 from .control.python_block import PythonBlock
@@ -633,6 +633,7 @@ class Simulator:
             return
         t = rows[:, 0]
         changed = np.nonzero(mask)
+        impacts = []
         for k, c in zip(*changed):
             s = int(S[k + 1, c])
             if s == codes.OPEN and S[k, c] == codes.IMPACT:
@@ -641,25 +642,31 @@ class Simulator:
                 kind = STATUS_NAMES[s]
             event = Event(float(t[k]), kind, m.contact_names[c])
             if s == codes.IMPACT:
-                self._describe_impact(event, c, full(rows[k - 1]) if k else prev_row, full(rows[k]))
+                impacts.append((event, c, full(rows[k - 1]) if k else prev_row, full(rows[k])))
             self._events.append(event)
+        if impacts:
+            self._describe_impacts(impacts)
         if len(self._events) > 200000:  # bounded: the oldest are the least useful in a live view
             del self._events[:100000]
             self._events_dropped += 100000
 
-    def _describe_impact(self, event, c, before, after):
-        """An impact step's normal velocities before and after (contact rows at the start of the
-        step, as the scheme takes them), its percussion and the energy its percussion took
-        (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½)."""
+    def _describe_impacts(self, impacts):
+        """Each impact step's (event, contact, row before, row after): its normal velocities before
+        and after (contact rows at the start of the step, as the scheme takes them), its percussion
+        and the energy its percussion took (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½).
+        The normal rows are Model.contact_jacobians(q)[0][c], all in one kernel call."""
         lay, n = self._layout, self.model.nq
         if self._impact_kin is None:
             self._impact_kin = to_struct(Kinematics.zeros(self.model.nbodies, n))
-        row = np.empty(n)  # Model.contact_jacobians(q)[0][c], in one kernel call
-        normal_row(self.model.struct, self._impact_kin, c, np.ascontiguousarray(before[lay.q:lay.q + n]), row)
-        event.un_pre = float(row @ before[lay.v:lay.v + n])
-        event.un_post = float(row @ after[lay.v:lay.v + n])
-        event.percussion = float(after[lay.contact_column(c, "pn")])
-        event.energy_lost = -event.percussion * (event.un_post + event.un_pre) / 2
+        cs = np.array([c for _e, c, _b, _a in impacts], np.int64)
+        Q = np.array([before[lay.q:lay.q + n] for _e, _c, before, _a in impacts])
+        H = np.empty((len(impacts), n))
+        normal_rows(self.model.struct, self._impact_kin, cs, Q, H)
+        for (event, c, before, after), row in zip(impacts, H):
+            event.un_pre = float(row @ before[lay.v:lay.v + n])
+            event.un_post = float(row @ after[lay.v:lay.v + n])
+            event.percussion = float(after[lay.contact_column(c, "pn")])
+            event.energy_lost = -event.percussion * (event.un_post + event.un_pre) / 2
 
     def pop_events(self):
         ev, self._events = self._events, []
