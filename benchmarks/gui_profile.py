@@ -53,6 +53,7 @@ def main():
     ap.add_argument("scene")
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--stacks", type=int, default=0, help="print this many frames of each slow slice's most seen stack")
     args = ap.parse_args()
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
@@ -129,6 +130,10 @@ def main():
         top = ", ".join(f"{fn} {n}" for fn, n in seen.most_common(10))
         print(f"  {1000 * dt:6.1f} ms (GUI thread CPU {1000 * cpu:5.1f} ms) at {t0 - t_start:6.3f}s {kind:16s} "
               f"{name:24s} | {top}")
+        if args.stacks:
+            stacks = collections.Counter(tuple(st) for ts, st in sampler.samples if t0 <= ts <= t0 + dt)
+            for st, n in stacks.most_common(1):
+                print(f"      most seen stack ({n} samples): " + " < ".join(st[:args.stacks]))
     stats = pstats.Stats(prof)
     for key in ("tottime", "cumulative"):
         print(f"\n--- by {key} ---")
