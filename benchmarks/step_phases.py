@@ -1,0 +1,110 @@
+"""Where a step's time goes: the phases of stepper.run_steps called one by one from Python, timed.
+
+    .venv/bin/python benchmarks/step_phases.py [--sizes 200,500,1000] [--steps 2000] [--start drop|rest]
+                                              [--scene FILE]
+
+Runs the bead columns of benchmarks/scaling.py (or a scene file) through the same phases as the
+compiled loop, each called from Python (a few µs of call overhead per phase), and prints per phase
+the share of the time, with the projection split into its linear problems. For profiling only: the
+steps are the compiled loop's steps (same functions, same order), the sum is not its speed.
+"""
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import runpy  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path[:0] = [ROOT]
+
+
+def phases(model, steps):
+    from nsgui.engine import Simulator
+    from nsgui.engine import stepper as st
+    from nsgui.engine.codes import IS_CONST_M, IS_PROJECTION, OK
+    from nsgui.engine.evaluation import evaluate
+    sim = Simulator(model)
+    m, d = sim._args
+    a = model.arrays
+    const_M = a.isets[IS_CONST_M] != 0
+    projection = a.isets[IS_PROJECTION] != 0
+    h = a.fs[st.FS_H]
+    evaluate(m, d, not const_M)
+    if const_M:
+        sim._data.M[:, :] = a.M_const
+    row = np.zeros((1, len(model.signal_names)))
+    names = ("free_velocity", "activate_contacts", "solve_contact_problem", "update_positions",
+             "book+classify", "evaluate", "project_positions", "record_step")
+    acc = dict.fromkeys(names, 0.0)
+    nact_total = 0
+    clock = time.perf_counter
+    for step in range(steps):
+        t = sim._data.t[0]
+        t0 = clock()
+        st.free_velocity(m, d)
+        st.constrain_free_velocity(m, d)
+        st.update_switches(m, d)
+        t1 = clock()
+        nact, fric = st.activate_contacts(m, d)
+        nact_total += nact
+        t2 = clock()
+        code, cand = st.solve_contact_problem(m, d, nact, fric)
+        if code != OK:
+            raise SystemExit(f"solver failed at t = {t:.4f} (code {code}, candidate {cand})")
+        t3 = clock()
+        st.update_positions(m, d)
+        t4 = clock()
+        st.book_energy(m, d, nact)
+        st.classify_contacts(m, d, nact)
+        st.commit_step(d, t + h)
+        t5 = clock()
+        upot = evaluate(m, d, not const_M)
+        t6 = clock()
+        if projection:
+            upot = st.project_positions(m, d, upot)
+        t7 = clock()
+        st.record_step(m, d, row, 0, upot, True)
+        t8 = clock()
+        for name, a, b in zip(names, (t0, t1, t2, t3, t4, t5, t6, t7), (t1, t2, t3, t4, t5, t6, t7, t8)):
+            acc[name] += b - a
+    return acc, nact_total / steps
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="200,500,1000")
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--start", choices=("rest", "drop"), default="drop")
+    ap.add_argument("--scene", help="a scene file instead of the columns")
+    args = ap.parse_args(argv)
+    from nsgui.engine import compile_scene
+    gen = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_bead_columns.py"))
+    cases = []
+    if args.scene:
+        from nsgui.scene import load_scene
+        cases.append((os.path.basename(args.scene), load_scene(args.scene)))
+    else:
+        for n in (int(s) for s in args.sizes.split(",")):
+            r = gen["RADIUS"]
+            scene = gen["bead_column"](n, bottom=r, pitch=2 * r) if args.start == "rest" else gen["bead_column"](n)
+            cases.append((f"column {n} ({args.start})", scene))
+    print(f"load average: {os.getloadavg()}")
+    for label, scene in cases:
+        model = compile_scene(scene)
+        phases(model, 3)  # kernels loaded
+        acc, nact = phases(model, args.steps)
+        total = sum(acc.values())
+        print(f"{label}: {total / args.steps * 1e6:.0f} µs/step, {nact:.1f} active contacts per step")
+        for name, v in sorted(acc.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:24s} {v / args.steps * 1e6:10.1f} µs/step  {100 * v / total:5.1f} %")
+
+
+if __name__ == "__main__":
+    main()
