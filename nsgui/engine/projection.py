@@ -18,10 +18,12 @@ from numba import njit
 
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_M, LIMIT, SOLVED, STICK)
-from .contact_rows import contact_rows, delassus_sparse, densify
+from .contact_rows import contact_rows, delassus_csr, densify
 from .dynamics import point_world
 from .evaluation import evaluate, kinetic_energy, mass_times
 from .solvers import bpp_lcp, lemke
+from .solvers._linalg import csr_from_dense, csr_to_dense
+from .solvers.bpp import bpp_lcp_csr
 
 DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
 ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
@@ -75,14 +77,39 @@ def _persistent(m, d, enabled):
 
 
 @njit(cache=True)
-def _solve_mixed(W, qv, ne):
-    """τ with W τ + qv = 0 on the first ne rows (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others
-    (the unilateral rows reduced by the Schur complement of the equality block). Returns (τ, ok)."""
+def _solve_mixed(wptr, wcol, wval, qv, ne):
+    """τ with W τ + qv = 0 on the first ne rows (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W
+    in compressed sparse rows: block pivoting with the equalities always in the active set (banded
+    Cholesky: a column's projection costs O(k)); if that fails, the dense Schur complement of the
+    equality block and Lemke. Returns (τ, ok)."""
+    k = qv.shape[0]
+    found = 0
+    for r in range(k):
+        for p in range(wptr[r], wptr[r + 1]):
+            if wcol[p] == r:
+                wval[p] += 1e-12 * (1.0 + wval[p])   # redundant rows (two corners of a flat face) stay solvable
+                found += 1
+    if found == k:
+        guess = np.zeros(k, np.bool_)
+        for r in range(k):
+            guess[r] = qv[r] < 0.0
+        tau, st, _ = bpp_lcp_csr(wptr, wcol, wval, qv, guess, 3 * k + 10, True, ne)
+        if st == SOLVED:
+            return tau, True
+    W = csr_to_dense(wptr, wcol, wval, k)
+    for r in range(k):
+        if W[r, r] == 0.0:
+            W[r, r] = 1e-12
+    return _solve_mixed_dense(W, qv, ne)
+
+
+@njit(cache=True)
+def _solve_mixed_dense(W, qv, ne):
+    """_solve_mixed's fallback on a dense W (its diagonal already shifted): the unilateral rows
+    reduced by the Schur complement of the equality block, then block pivoting or Lemke."""
     k = qv.shape[0]
     nu = k - ne
     tau = np.zeros(k)
-    for r in range(k):
-        W[r, r] += 1e-12 * (1.0 + W[r, r])   # redundant rows (two corners of a flat face) stay solvable
     A = np.ascontiguousarray(W[:ne, :ne])
     if nu == 0:
         tau[:] = -np.linalg.solve(A, qv)
@@ -169,16 +196,20 @@ def project_positions(m, d, upot):
             contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
             _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HN[0], nn, gap[c])
             r += 1
-        if const_M:
-            Xp, Wp = delassus_sparse(pcols, pvals, pnnz, m.Minv_const)
+        if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
+            xptr, xcol, xval, wptr, wcol, wval = delassus_csr(pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
         else:
             Hp = densify(pcols, pvals, pnnz, n)
             Xp = np.linalg.solve(d.M, Hp.T)
-            Wp = Hp @ Xp
-        tau, ok = _solve_mixed(Wp, qp, ne)
+            xptr, xcol, xval = csr_from_dense(Xp)
+            wptr, wcol, wval = csr_from_dense(Hp @ Xp)
+        tau, ok = _solve_mixed(wptr, wcol, wval, qp, ne)
         if not ok:
             break
-        step = Xp @ tau
+        step = np.zeros(n)
+        for i in range(n):  # X τ
+            for t in range(xptr[i], xptr[i + 1]):
+                step[i] += xval[t] * tau[xcol[t]]
         q += step
         dq += step
         moved = True

@@ -668,7 +668,7 @@ def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
         if fric:
             return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
         return pgs_lcp_csr(wptr, wcol, wval, tptr, tcol, tval, qd, r0, tol, maxit)
-    z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, csr_symmetric(wptr, wcol, wval))
+    z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, csr_symmetric(wptr, wcol, wval), 0)
     if st != SOLVED:
         z, st, it = lemke(csr_to_dense(wptr, wcol, wval, k), qd, 50 * m + 100)
     return z, st, it, 0.0

@@ -101,13 +101,14 @@ def bpp_lcp(M, q, active0, max_iter):
     if bad_input(M, q, active0, m):
         return np.zeros(m), BAD_INPUT, 0
     ptr, col, val = csr_from_dense(M)
-    return bpp_lcp_csr(ptr, col, val, q, active0, max_iter, csr_symmetric(ptr, col, val))
+    return bpp_lcp_csr(ptr, col, val, q, active0, max_iter, csr_symmetric(ptr, col, val), 0)
 
 
 @numba.njit(cache=True)
-def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym):
+def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, ne):
     """Solve the LCP by block principal pivoting warm-started from the active-set guess active0; M by
     its rows (ptr, col, val), sym: whether it is symmetric (banded Cholesky, else dense LU).
+    The first ne rows are equalities (a mixed LCP: w_i = 0, z_i free): always in the active set.
 
     Returns (z, status, iterations); iterations counts the principal linear solves.
     """
@@ -132,7 +133,7 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym):
     lo = _leftmost(ptr, col)
     F = np.empty(m, dtype=np.bool_)
     for i in range(m):
-        F[i] = active0[i]
+        F[i] = active0[i] or i < ne
     w = np.empty(m)
     pos = np.empty(m + 1, dtype=np.int64)
     idx = np.empty(m, dtype=np.int64)
@@ -148,7 +149,7 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym):
         csr_matvec_plus(ptr, col, val, z, q, w)
         ninf = 0
         last = -1
-        for i in range(m):
+        for i in range(ne, m):
             if F[i]:
                 bad = z[i] < -tol_z
             else:
@@ -159,7 +160,10 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym):
         if ninf == 0:
             # verify complementarity (catches dropped redundant rows that were inconsistent)
             lim = 1e-9 * qn
-            for i in range(m):
+            for i in range(ne):
+                if not abs(w[i]) <= lim:
+                    return z, SINGULAR_SUBPROBLEM, it
+            for i in range(ne, m):
                 if z[i] < 0.0:
                     z[i] = 0.0
                 if not abs(min(z[i] * dmax, w[i])) <= lim:  # also catches NaN
@@ -175,7 +179,7 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym):
         else:
             full = False
         if full:
-            for i in range(m):
+            for i in range(ne, m):
                 if F[i]:
                     if z[i] < -tol_z:
                         F[i] = False
