@@ -4,7 +4,7 @@
                                               [--scene FILE]
 
 Runs the bead columns of benchmarks/scaling.py (or a scene file) through the same phases as the
-compiled loop, each called from Python (a few µs of call overhead per phase), and prints per phase
+compiled loop, each called from Python (a few µs of call overhead per phase), and prints per phase (process CPU time)
 the share of the time, with the projection split into its linear problems. For profiling only: the
 steps are the compiled loop's steps (same functions, same order), the sum is not its speed.
 """
@@ -28,7 +28,7 @@ sys.path[:0] = [ROOT]
 def phases(model, steps):
     from nsgui.engine import Simulator
     from nsgui.engine import stepper as st
-    from nsgui.engine.codes import IS_CONST_M, IS_PROJECTION, OK
+    from nsgui.engine.codes import IS_CONST_M, IS_PROJECTION, OK, ST_MAXITER
     from nsgui.engine.evaluation import evaluate
     sim = Simulator(model)
     m, d = sim._args
@@ -44,7 +44,8 @@ def phases(model, steps):
              "book+classify", "evaluate", "project_positions", "record_step")
     acc = dict.fromkeys(names, 0.0)
     nact_total = 0
-    clock = time.perf_counter
+    stats, iters = sim._data.stats, []
+    clock = time.process_time  # CPU time: other processes share the cores
     for step in range(steps):
         t = sim._data.t[0]
         t0 = clock()
@@ -55,7 +56,9 @@ def phases(model, steps):
         nact, fric = st.activate_contacts(m, d)
         nact_total += nact
         t2 = clock()
+        stats[ST_MAXITER] = 0
         code, cand = st.solve_contact_problem(m, d, nact, fric)
+        iters.append(stats[ST_MAXITER])
         if code != OK:
             raise SystemExit(f"solver failed at t = {t:.4f} (code {code}, candidate {cand})")
         t3 = clock()
@@ -74,7 +77,7 @@ def phases(model, steps):
         t8 = clock()
         for name, a, b in zip(names, (t0, t1, t2, t3, t4, t5, t6, t7), (t1, t2, t3, t4, t5, t6, t7, t8)):
             acc[name] += b - a
-    return acc, nact_total / steps
+    return acc, nact_total / steps, np.array(iters)
 
 
 def main(argv=None):
@@ -99,9 +102,10 @@ def main(argv=None):
     for label, scene in cases:
         model = compile_scene(scene)
         phases(model, 3)  # kernels loaded
-        acc, nact = phases(model, args.steps)
+        acc, nact, iters = phases(model, args.steps)
         total = sum(acc.values())
-        print(f"{label}: {total / args.steps * 1e6:.0f} µs/step, {nact:.1f} active contacts per step")
+        print(f"{label}: {total / args.steps * 1e6:.0f} µs/step, {nact:.1f} active contacts per step, "
+              f"solver iterations per step: mean {iters.mean():.1f}, max {iters.max():.0f}")
         for name, v in sorted(acc.items(), key=lambda kv: -kv[1]):
             print(f"  {name:24s} {v / args.steps * 1e6:10.1f} µs/step  {100 * v / total:5.1f} %")
 

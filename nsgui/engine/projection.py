@@ -77,9 +77,16 @@ def _persistent(m, d, enabled):
 
 
 @njit(cache=True)
-def _solve_mixed(wptr, wcol, wval, qv, ne):
-    """τ with W τ + qv = 0 on the first ne rows (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W
-    in compressed sparse rows: block pivoting with the equalities always in the active set (banded
+def _penetrating(kind, deep, enabled, gap, gmin):
+    """1 if a candidate that is not persistent enters the projection as a penetration (the deepest
+    ones, when any is deeper than the tolerance), else 0."""
+    return 1 if kind == 0 and deep and enabled != 0.0 and gap < -gmin + 1e-12 else 0
+
+
+@njit(cache=True)
+def _solve_mixed(wptr, wcol, wval, qv, eq):
+    """τ with W τ + qv = 0 on the rows eq (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W in
+    compressed sparse rows: block pivoting with the equalities always in the active set (banded
     Cholesky: a column's projection costs O(k)); if that fails, the dense Schur complement of the
     equality block and Lemke. Returns (τ, ok)."""
     k = qv.shape[0]
@@ -93,14 +100,35 @@ def _solve_mixed(wptr, wcol, wval, qv, ne):
         guess = np.zeros(k, np.bool_)
         for r in range(k):
             guess[r] = qv[r] < 0.0
-        tau, st, _ = bpp_lcp_csr(wptr, wcol, wval, qv, guess, 3 * k + 10, True, ne)
+        tau, st, _ = bpp_lcp_csr(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq)
         if st == SOLVED:
             return tau, True
-    W = csr_to_dense(wptr, wcol, wval, k)
+    # the dense fallback takes the equalities first
+    order = np.empty(k, np.int64)
+    ne = 0
     for r in range(k):
-        if W[r, r] == 0.0:
-            W[r, r] = 1e-12
-    return _solve_mixed_dense(W, qv, ne)
+        if eq[r]:
+            order[ne] = r
+            ne += 1
+    j = ne
+    for r in range(k):
+        if not eq[r]:
+            order[j] = r
+            j += 1
+    Wd = csr_to_dense(wptr, wcol, wval, k)
+    W = np.empty((k, k))
+    qo = np.empty(k)
+    for a in range(k):
+        qo[a] = qv[order[a]]
+        for b in range(k):
+            W[a, b] = Wd[order[a], order[b]]
+        if W[a, a] == 0.0:
+            W[a, a] = 1e-12
+    to, ok = _solve_mixed_dense(W, qo, ne)
+    tau = np.empty(k)
+    for a in range(k):
+        tau[order[a]] = to[a]
+    return tau, ok
 
 
 @njit(cache=True)
@@ -139,7 +167,7 @@ def project_positions(m, d, upot):
     """The projection of the step's end state (module doc): up to ITERATIONS linearized mixed LCPs,
     then the kinetic-energy compensation. upot: the potential energy at d.q; returns it at the
     projected state. Books the energy the whole change makes (ΔU + ΔK) as energy.projection."""
-    q, gap, act, HN, HT, kin = d.q, d.gap, d.act, d.HN, d.HT, d.kin
+    q, gap, HN, HT, kin = d.q, d.gap, d.HN, d.HT, d.kin
     ccols, ccn = m.ccols, m.ccn
     n, nc = q.shape[0], gap.shape[0]
     const_M = m.isets[IS_CONST_M] != 0
@@ -165,37 +193,29 @@ def project_positions(m, d, upot):
                     drift = max(drift, abs(_tangential_drift(m, d, c)))
             if drift <= DRIFT_TOL:
                 break
-        # rows: equalities (persistent normals, sticking tangents) first, then the penetrations
-        ne = 0
+        # rows in candidate order (a column's problem stays banded): the equalities (persistent
+        # normals, sticking tangents) and the penetrations
+        k = 0
         for c in range(nc):
-            ne += kind[c]
-        mp = 0
-        for c in range(nc):
-            if kind[c] == 0 and deep and enabled[c] != 0.0 and gap[c] < -gmin + 1e-12:
-                act[mp] = c
-                mp += 1
-        k = ne + mp
+            k += kind[c] + _penetrating(kind[c], deep, enabled[c], gap[c], gmin)
         pcols = np.zeros((k, maxc), np.int64)
         pvals = np.zeros((k, maxc))
         pnnz = np.zeros(k, np.int64)
         qp = np.zeros(k)
+        eq = np.zeros(k, np.bool_)
         r = 0
         for c in range(nc):
-            if kind[c] == 0:
+            if kind[c] == 0 and _penetrating(kind[c], deep, enabled[c], gap[c], gmin) == 0:
                 continue
             nn = ccn[c]
             contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
             _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HN[0], nn, gap[c])
+            eq[r] = kind[c] > 0
             r += 1
             if kind[c] == 2:
                 _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HT[0], nn, _tangential_drift(m, d, c))
+                eq[r] = True
                 r += 1
-        for j in range(mp):
-            c = act[j]
-            nn = ccn[c]
-            contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
-            _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HN[0], nn, gap[c])
-            r += 1
         if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
             xptr, xcol, xval, wptr, wcol, wval = delassus_csr(pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
         else:
@@ -203,7 +223,7 @@ def project_positions(m, d, upot):
             Xp = np.linalg.solve(d.M, Hp.T)
             xptr, xcol, xval = csr_from_dense(Xp)
             wptr, wcol, wval = csr_from_dense(Hp @ Xp)
-        tau, ok = _solve_mixed(wptr, wcol, wval, qp, ne)
+        tau, ok = _solve_mixed(wptr, wcol, wval, qp, eq)
         if not ok:
             break
         step = np.zeros(n)

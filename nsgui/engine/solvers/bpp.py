@@ -101,14 +101,15 @@ def bpp_lcp(M, q, active0, max_iter):
     if bad_input(M, q, active0, m):
         return np.zeros(m), BAD_INPUT, 0
     ptr, col, val = csr_from_dense(M)
-    return bpp_lcp_csr(ptr, col, val, q, active0, max_iter, csr_symmetric(ptr, col, val), 0)
+    return bpp_lcp_csr(ptr, col, val, q, active0, max_iter, csr_symmetric(ptr, col, val), np.zeros(0, np.bool_))
 
 
 @numba.njit(cache=True)
-def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, ne):
+def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
     """Solve the LCP by block principal pivoting warm-started from the active-set guess active0; M by
     its rows (ptr, col, val), sym: whether it is symmetric (banded Cholesky, else dense LU).
-    The first ne rows are equalities (a mixed LCP: w_i = 0, z_i free): always in the active set.
+    eq: the rows that are equalities (a mixed LCP: w_i = 0, z_i free; always in the active set), or an
+    empty array (a plain LCP). They stay where they are: reordering them first would widen the band.
 
     Returns (z, status, iterations); iterations counts the principal linear solves.
     """
@@ -131,9 +132,10 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, ne):
     tol_w = 1e-12 * qn
     tol_z = tol_w / dmax
     lo = _leftmost(ptr, col)
+    mixed = eq.shape[0] == m
     F = np.empty(m, dtype=np.bool_)
     for i in range(m):
-        F[i] = active0[i] or i < ne
+        F[i] = active0[i] or (mixed and eq[i])
     w = np.empty(m)
     pos = np.empty(m + 1, dtype=np.int64)
     idx = np.empty(m, dtype=np.int64)
@@ -149,7 +151,9 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, ne):
         csr_matvec_plus(ptr, col, val, z, q, w)
         ninf = 0
         last = -1
-        for i in range(ne, m):
+        for i in range(m):
+            if mixed and eq[i]:
+                continue
             if F[i]:
                 bad = z[i] < -tol_z
             else:
@@ -160,10 +164,11 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, ne):
         if ninf == 0:
             # verify complementarity (catches dropped redundant rows that were inconsistent)
             lim = 1e-9 * qn
-            for i in range(ne):
-                if not abs(w[i]) <= lim:
-                    return z, SINGULAR_SUBPROBLEM, it
-            for i in range(ne, m):
+            for i in range(m):
+                if mixed and eq[i]:
+                    if not abs(w[i]) <= lim:
+                        return z, SINGULAR_SUBPROBLEM, it
+                    continue
                 if z[i] < 0.0:
                     z[i] = 0.0
                 if not abs(min(z[i] * dmax, w[i])) <= lim:  # also catches NaN
@@ -179,7 +184,9 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, ne):
         else:
             full = False
         if full:
-            for i in range(ne, m):
+            for i in range(m):
+                if mixed and eq[i]:
+                    continue
                 if F[i]:
                     if z[i] < -tol_z:
                         F[i] = False
