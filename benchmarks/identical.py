@@ -2,7 +2,7 @@
 checkout, compare them with another's.
 
     PYTHONPATH=OLD_CHECKOUT .venv/bin/python benchmarks/identical.py --save /tmp/ref.npz
-    PYTHONPATH=NEW_CHECKOUT .venv/bin/python benchmarks/identical.py --compare /tmp/ref.npz
+    PYTHONPATH=NEW_CHECKOUT .venv/bin/python benchmarks/identical.py --compare /tmp/ref.npz [--tol 1e-9]
 
 Runs through the public API only (simulate, Simulator, Model's queries), so any two commits that keep
 it can be compared: every example scene for 300 steps with projection off and on and each solver, a
@@ -94,7 +94,9 @@ def record():
     return out
 
 
-def compare(ref, new):
+def compare(ref, new, tol=0.0):
+    """Keys that differ; with tol > 0, float arrays within tol (relative to the array's largest
+    magnitude) pass, and those that differ are given with their largest difference."""
     bad = []
     for k in sorted(set(ref) | set(new)):
         if k not in ref or k not in new:
@@ -103,6 +105,13 @@ def compare(ref, new):
         a, b = ref[k], new[k]
         if a.dtype.kind in "fc":
             same = a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+            if not same and tol > 0.0 and a.shape == b.shape:
+                scale = max(float(np.nanmax(np.abs(a), initial=0.0)), 1e-300)
+                diff = float(np.nanmax(np.abs(a - b), initial=0.0)) / scale
+                same = diff <= tol and np.array_equal(np.isnan(a), np.isnan(b))
+                if not same:
+                    bad.append(f"{k}: differs by {diff:.1e} of its largest value")
+                    continue
         else:
             same = a.shape == b.shape and bool(np.all(a == b))
         if not same:
@@ -115,6 +124,9 @@ def main(argv=None):
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--save", metavar="NPZ")
     g.add_argument("--compare", metavar="NPZ")
+    ap.add_argument("--tol", type=float, default=0.0,
+                    help="with --compare: float arrays within this relative difference pass (a change of "
+                         "the solvers' arithmetic; default 0: bit for bit)")
     args = ap.parse_args(argv)
     import nsgui
     print(f"nsgui from {Path(nsgui.__file__).parent}", file=sys.stderr)
@@ -125,7 +137,7 @@ def main(argv=None):
         return 0
     with np.load(args.compare) as f:
         ref = {k: f[k] for k in f.files}
-    bad = compare(ref, out)
+    bad = compare(ref, out, args.tol)
     for line in bad:
         print(line)
     print(f"{len(ref) - len(bad)} of {len(ref)} arrays identical")
