@@ -25,6 +25,19 @@ def evaluate(m, d, want_mass):
 
 
 @njit(cache=True)
+def refresh_velocities(m, d):
+    """What evaluate computes from d.v alone, after a change of v at the same q, for models whose
+    forces do not depend on v (IS_CONST_F): the bodies' velocities and the candidates' normal
+    velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost."""
+    body_kinematics(m, d.q, d.v, d.kin)
+    ci, v, un, nrm, pa, pb, kin = m.ci, d.v, d.un, d.nrm, d.pa, d.pb, d.kin
+    pos, vel, omg = kin.pos, kin.vel, kin.omg
+    for c in range(ci.shape[0]):
+        un[c] = normal_velocity(c, ci, v, pos, vel, omg, nrm[c, 0], nrm[c, 1], pa[c, 0], pa[c, 1], pb[c, 0],
+                                pb[c, 1])
+
+
+@njit(cache=True)
 def mass_times(m, d, w, out):
     """out = M w: by tree (sparse, ModelArrays.mi_*) when M is constant, else with d.M."""
     if m.isets[IS_CONST_M] != 0:

@@ -17,10 +17,10 @@ import numpy as np
 from numba import njit
 
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
-                    FS_PROJ_TOL, FS_REST_V, IS_CONST_M, LIMIT, SOLVED, STICK)
+                    FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, LIMIT, SOLVED, STICK)
 from .contact_rows import contact_rows, delassus_csr, densify
 from .dynamics import point_world
-from .evaluation import evaluate, kinetic_energy, mass_times
+from .evaluation import evaluate, kinetic_energy, mass_times, refresh_velocities
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
 from .solvers.bpp import bpp_lcp_csr
@@ -240,7 +240,10 @@ def project_positions(m, d, upot):
         _give_back(m, d, dq, upot - u0)
     else:
         _restore(d, u0 - upot, k0)
-    upot = evaluate(m, d, False)
+    if m.isets[IS_CONST_F] != 0:  # v changed, q did not: the geometry and U stand
+        refresh_velocities(m, d)
+    else:
+        upot = evaluate(m, d, False)
     d.energy[ACC_PROJECTION] += upot - u0 + kinetic_energy(m, d, d.v) - k0
     return upot
 
