@@ -413,3 +413,36 @@ def test_many_degenerate_integer_problems_are_solved():
         z3, s3, _ = bpp_lcp(M, q, rng.random(m) < 0.5, 200)
         if s3 == SOLVED:
             np.testing.assert_allclose(M @ z3, M @ z, atol=1e-9)
+
+
+def test_bpp_mixed_lcp_with_equalities_among_the_rows():
+    """The projection's mixed problem: equality rows (w = 0, z free) interleaved with unilateral ones
+    in candidate order (issue 13: ordering them first widened the band to the whole problem). The
+    answer satisfies both laws and equals the dense Schur-complement solution."""
+    from nsgui.engine.projection import _solve_mixed
+    from nsgui.engine.solvers._linalg import csr_from_dense
+    from nsgui.engine.solvers.bpp import bpp_lcp_csr
+    rng = np.random.default_rng(7)
+    n = 60
+    M, _ = chain(n)
+    eq = rng.random(n) < 0.4
+    q = rng.uniform(-1.0, 1.0, n) + 30.0 * eq   # the equalities separating: held, they pull
+    ptr, col, val = csr_from_dense(M)
+    z, status, it = bpp_lcp_csr(ptr, col, val, q, q < 0.0, 3 * n + 10, True, eq)
+    assert status == SOLVED
+    w = q + M @ z
+    np.testing.assert_allclose(w[eq], 0.0, atol=1e-12)
+    assert (z[~eq] >= 0.0).all() and (w[~eq] >= -1e-12).all()
+    np.testing.assert_allclose(np.minimum(z[~eq], w[~eq]), 0.0, atol=1e-12)
+    assert (z[eq] < 0.0).any()          # free: some equality pulls
+    # the dense path of the projection (equalities first, their Schur complement, then pivoting)
+    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
+    from nsgui.engine.projection import _solve_mixed_dense
+    Wd = M[np.ix_(order, order)].copy()
+    zd, ok = _solve_mixed_dense(Wd, q[order].copy(), int(eq.sum()))
+    assert ok
+    np.testing.assert_allclose(zd, z[order], rtol=1e-9, atol=1e-12)
+    # and the projection's entry (its diagonal shift of 1e-12 aside)
+    tau, ok = _solve_mixed(*csr_from_dense(M), q.copy(), eq)
+    assert ok
+    np.testing.assert_allclose(tau, z, rtol=1e-9, atol=1e-9)
