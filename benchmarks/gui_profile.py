@@ -13,6 +13,7 @@ the cProfile's top functions by own time and by cumulative time.
 import argparse
 import cProfile
 import collections
+import gc
 import os
 import pstats
 import sys
@@ -99,6 +100,14 @@ def main():
     end = time.perf_counter() + 1.5
     while time.perf_counter() < end:
         app.processEvents()
+    collections_seen = []  # (start, seconds, generation) of the garbage collector's passes
+
+    def on_gc(phase, info, _start=[0.0]):
+        if phase == "start":
+            _start[0] = time.perf_counter()
+        elif app.recording:
+            collections_seen.append((_start[0], time.perf_counter() - _start[0], info["generation"]))
+    gc.callbacks.append(on_gc)
     sampler = Sampler(threading.get_ident())
     probe = EventLoopProbe(5)
     prof = cProfile.Profile()
@@ -120,6 +129,13 @@ def main():
     print(f"{os.path.basename(args.scene)}: {len(c.recorder)} rows, max gap {max(gaps)} ms, "
           f"gaps > 50 ms: {sum(g > 50 for g in gaps)}, process CPU {cpu / args.seconds:.2f} cores, "
           f"load {os.getloadavg()[0]:.2f}")
+    slow_gc = [(t, d, g) for t, d, g in collections_seen if d > 0.005]
+    print(f"garbage collections: {len(collections_seen)}, "
+          f"{1000 * sum(d for _t, d, _g in collections_seen):.0f} ms in all; over 5 ms: "
+          + ", ".join(f"gen {g} {1000 * d:.0f} ms at {t - t_start:.3f}s" for t, d, g in slow_gc))
+    kinds = collections.Counter(type(o).__name__ for o in gc.get_objects())
+    print(f"objects the collector tracks (not frozen): {sum(kinds.values())}, most: "
+          + ", ".join(f"{k} {n}" for k, n in kinds.most_common(6)))
     print(f"\nslices over {SLOW * 1000:.0f} ms ({len(slices)}):")
     for t0, dt, cpu, kind, name in sorted(slices, key=lambda s: -s[1])[:25]:
         seen = collections.Counter()
