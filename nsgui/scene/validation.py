@@ -641,17 +641,7 @@ def _check_scene(c: _Checker, d):
             if f.kind == "list":
                 _unique(c, out[f.key], f.key, SPECS[f.of].label)
     _cross_check(c, out)
-    _check_integrator(c, out)
     return out
-
-
-def _check_integrator(c: _Checker, s: dict) -> None:
-    """The event-driven integrator handles kinematic trees only (no loop joints)."""
-    if (s.get("settings") or {}).get("integrator") != "event_driven":
-        return
-    if s.get("loops"):
-        c.add("loops", f"{len(s['loops'])} loop joint(s) with settings.integrator 'event_driven', which "
-              "handles kinematic trees only: use 'time_stepping'")
 
 
 def _cross_check(c: _Checker, s: dict) -> None:

@@ -258,7 +258,6 @@ def test_the_slider_comes_to_rest_on_its_stop_without_chatter():
     (lambda d: d["loops"][0]["b"].update(body="coupler"), "loops[0]", "to itself"),
     (lambda d: d["loops"][0].update(name="rocker"), "loops[0].name", "also a joint's name"),
     (lambda d: d["loops"][0]["b"].update(point=[5.0, 0.0]), "loops[0]", "cannot close"),
-    (lambda d: d["settings"].update(integrator="event_driven"), "loops", "handles kinematic trees only"),
 ])
 def test_bad_loop_joints_are_named(edit, path, words):
     d = scene_to_dict(_four_bar())

@@ -13,6 +13,10 @@
 - `impact`: Newton's law at velocity level over the contacts that touch, 0 ≤ U_N⁺ + e min(U_N⁻, 0)
   ⊥ P_N ≥ 0, with 2-D Coulomb friction on U_T⁺ + e_T U_T⁻ for frictional ones (an FC2D problem).
 
+Loop joints (scene `loops`) are bilateral rows that are always closed: their rows H_b = ∂g/∂q come
+after the contacts' in R and D, their multipliers are free in sign, and at an impact they are
+equalities (H_b v⁺ = 0) eliminated by a Schur complement before the contact problem.
+
 The state vector of the integrator is x = (q, v, damping loss, actuator work, friction loss): the
 energies are integrated with the motion so that a row's bookkeeping is exact to the tolerance.
 """
@@ -20,12 +24,13 @@ energies are integrated with the motion so that a row's bookkeeping is exact to 
 import numpy as np
 from numba import njit
 
-from ..codes import AI_COORD, CF_MU, CI_BTYPE, IS_CONST_M, LIMIT, SOLVED
+from ..codes import AI_COORD, CF_MU, CI_BTYPE, IS_CONST_M, LIMIT, LOOP_ROWS, SOLVED
 from ..contact_geometry import candidate_geometry
 from ..contact_rows import contact_rows, sdot
 from ..control.kernel import actuator_forces
 from ..dynamics import body_kinematics, damper_power
 from ..evaluation import evaluate, relative_velocity
+from ..loops import loop_rows
 from ..perturbation import perturbation_power
 from ..solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d
 from ..solvers._linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
@@ -115,10 +120,10 @@ def frictional(m, c):
 
 @njit(cache=True)
 def contact_system(m, d, cands, k, smode):
-    """The rows of closed candidates cands[:k] (smode[r]: 0 sticking, ±1 sliding direction):
-    (R, X = M⁻¹ Dᵀ, W = R X, trow, nr) as in the module notes; trow[r] is the row of candidate r's
-    tangential multiplier (−1: none), nr the number of rows. Also leaves each candidate's sparse
-    rows in d.HN[r], d.HT[r]."""
+    """The rows of closed candidates cands[:k] (smode[r]: 0 sticking, ±1 sliding direction), then the
+    loop joints' rows (the last LOOP_ROWS · loops): (R, X = M⁻¹ Dᵀ, W = R X, trow, nr) as in the
+    module notes; trow[r] is the row of candidate r's tangential multiplier (−1: none), nr the number
+    of rows. Also leaves each candidate's sparse rows in d.HN[r], d.HT[r]."""
     n = d.q.shape[0]
     ccols, ccn, HN, HT = m.ccols, m.ccn, d.HN, d.HT
     trow = np.full(k, -1, np.int64)
@@ -127,8 +132,17 @@ def contact_system(m, d, cands, k, smode):
         if smode[r] == 0.0 and frictional(m, cands[r]):
             trow[r] = nr
             nr += 1
+    nb = LOOP_ROWS * m.li.shape[0]
+    nr += nb
     R = np.zeros((nr, n))
     D = np.zeros((nr, n))
+    if nb > 0:
+        rcols, rvals, rnnz = d.lrows_c, d.lrows_v, d.lrows_n
+        loop_rows(m, d.kin, rcols, rvals, rnnz)
+        for r in range(nb):
+            for kk in range(rnnz[r]):
+                R[nr - nb + r, rcols[r, kk]] += rvals[r, kk]
+                D[nr - nb + r, rcols[r, kk]] += rvals[r, kk]
     for r in range(k):
         c = cands[r]
         contact_rows(c, m, d.kin, d.nrm, d.pa, d.pb, HN[r], HT[r])
@@ -155,7 +169,8 @@ def velocity_drift(m, d, cands, k, trow, nr):
     vmax = 0.0
     for j in range(v.shape[0]):
         vmax = max(vmax, abs(v[j]))
-    if vmax == 0.0 or k == 0:
+    nb = LOOP_ROWS * m.li.shape[0]
+    if vmax == 0.0 or k + nb == 0:
         return out
     eps = 1e-5 / (1.0 + vmax)
     qq, fk = d.fd_q, d.fd_kin
@@ -171,6 +186,10 @@ def velocity_drift(m, d, cands, k, trow, nr):
             out[r] += s * un / (2.0 * eps)
             if trow[r] >= 0:
                 out[trow[r]] += s * ut / (2.0 * eps)
+        if nb > 0:  # the loops' rows at q ± ε v (d.lrows_* are scratch here: R holds them)
+            loop_rows(m, fk, d.lrows_c, d.lrows_v, d.lrows_n)
+            for r in range(nb):
+                out[nr - nb + r] += s * sdot(d.lrows_c[r], d.lrows_v[r], d.lrows_n[r], v) / (2.0 * eps)
     return out
 
 
@@ -208,16 +227,18 @@ def _bilateral(W, b):
 def derivative(m, d, act, na, smode, x, out, lam):
     """out = dx/dt at x with the active contacts act[:na] closed (smode as for contact_system).
     lam (3 nc): the normal forces lam[:na], the tangential ones lam[nc:nc + na] (a sliding
-    contact's −μ s λ_N), the tangential velocities lam[2 nc:2 nc + na]. Returns the potential
-    energy at x."""
+    contact's −μ s λ_N), the tangential velocities lam[2 nc:2 nc + na]; the loop joints' forces go
+    to d.lamB. Returns the potential energy at x."""
     n, nc = d.q.shape[0], d.gap.shape[0]
+    nb = LOOP_ROWS * m.li.shape[0]
     upot = set_point(m, d, x)
     a = free_acceleration(m, d)
     friction_power = 0.0
-    if na > 0:
+    if na > 0 or nb > 0:
         R, X, W, trow, nr = contact_system(m, d, act, na, smode)
         b = _bilateral(W, -(_matvec(R, a) + velocity_drift(m, d, act, na, trow, nr)))
         a += _matvec(X, b)
+        d.lamB[:] = b[nr - nb:]
         for r in range(na):
             c = act[r]
             lam[r] = b[r]
@@ -313,6 +334,7 @@ def impact(m, d, cands, k, e, et):
             if anyfric:
                 H[w * r + 1, ccols[c, kk]] += HT[r, kk]
     X = _times_inverse_mass(m, d, H)
+    _keep_loops_closed(m, d, X)
     W = _rows_times(H, X)
     Um = _matvec(H, d.v)
     b = Um.copy()
@@ -339,6 +361,29 @@ def impact(m, d, cands, k, e, et):
         if anyfric:
             PT[r], UTm[r], UTp[r] = P[w * r + 1], Um[w * r + 1], Up[w * r + 1]
     return PN, PT, UNm, UNp, UTm, UTp, st
+
+
+@njit(cache=True)
+def _keep_loops_closed(m, d, X):
+    """Loop joints at an impact: equalities H_b v⁺ = 0, eliminated by their Schur complement (loops.py
+    does the same in a time step) — v ← v − X_b W_bb⁻¹ H_b v (v⁻ made to satisfy them exactly) and each
+    contact percussion's effect X_c ← X_c − X_b W_bb⁻¹ H_b X_c. After free_acceleration (M factored)."""
+    nb = LOOP_ROWS * m.li.shape[0]
+    if nb == 0:
+        return
+    n = d.q.shape[0]
+    loop_rows(m, d.kin, d.lrows_c, d.lrows_v, d.lrows_n)
+    Hb = np.zeros((nb, n))
+    for r in range(nb):
+        for kk in range(d.lrows_n[r]):
+            Hb[r, d.lrows_c[r, kk]] += d.lrows_v[r, kk]
+    Xb = _times_inverse_mass(m, d, Hb)
+    Wbb = _rows_times(Hb, Xb)
+    _regularize(Wbb)
+    Winv = np.linalg.inv(Wbb)
+    G = Winv @ _rows_times(Hb, X)
+    X -= Xb @ G
+    d.v[:] -= _matvec(Xb, _matvec(Winv, _matvec(Hb, d.v)))
 
 
 @njit(cache=True)

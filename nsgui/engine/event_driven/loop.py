@@ -4,7 +4,8 @@ integration, with every impact, closure and take-off at its own time.
 Per row (t → t + dt): steps are taken until the current step covers the row time, and the row is
 the dense output there. After each accepted step the event functions are checked over it — the gap
 of every open contact, the multiplier of every closed one — and the earliest root is located on the
-dense output (Illinois, to 1e-14 s); the step is then taken again to end exactly there. The event
+dense output (to 1e-14 s: gaps by safeguarded Newton, the rest by Illinois), and the step ends there,
+at the dense output's state (which the rows before the event use too: ed[H_HDENSE]). The event
 is handled at the start of the next step (rows before it are written first):
   gap root    Newton's law over the touching contacts (impact LCP), accumulation check, then the
               acceleration LCP decides which touching contacts stay closed
@@ -21,16 +22,21 @@ import numpy as np
 from numba import njit
 
 from ..codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_FRICTION, ACC_IMPACT, CF_E, CF_ET, CF_MU, FS_H, FS_IMPACT, FS_STICK, IMPACT,
-                     IS_CONST_M, OK, OPEN, SLIP, ST_IMPACTS, ST_STEPS, STICK)
+                     IS_CONST_M, K_NONE, K_PYTHON, KC_NEXT, KC_PENDING, KC_QUEUE, KF_PERIOD, KI_C0, KI_KIND, OK, OPEN,
+                     SLIP, ST_IMPACTS, ST_STEPS, STICK, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
+                     SWI_KIND)
+from ..dynamics import point_world
 from ..control.kernel import apply_controllers
 from ..evaluation import evaluate
+from ..loops import keep_loop_velocities, project_loops
 from ..perturbation import perturbation_force
 from ..stepper import keep_snapshot, record_step, update_switches
 from .contact_dynamics import (closing_multipliers, derivative, frictional, impact, rest, set_point,
                                tangential_speed)
 from .dopri5 import dense, dopri_step, next_step_size
-from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN, EV_PN,
-                     EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_TEND, H_HNEXT, H_INIT,
+from .layout import (CSTRIDE, EV_ACCUMULATION, EV_CONTACT, EV_DISABLED, EV_ENABLED, EV_IMPACT, EV_KIND, EV_LOST, EV_OPEN,
+                     EV_PN, P_SWITCH_OFF, P_SWITCH_ON,
+                     EV_SLIP, EV_STICK, EV_T, EV_TSTAR, EV_UPOST, EV_UPRE, EVENTS_FULL, H_HDENSE, H_TEND, H_HNEXT, H_INIT,
                      H_NSAME, H_PCONT, H_PENDING, H_PSIGN, H_SAME_T, H_T0, HEAD, K_ACTIVE, K_DLAST, K_IMPACT,
                      K_MODE, K_PN, K_PT, K_RLAST, K_STREAK, K_TLAST, P_CHECK, P_GAP, P_NONE, P_SLIP, P_STICK,
                      P_TAKEOFF, STALLED)
@@ -71,7 +77,7 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
     K = np.zeros((7, N))
     y1 = np.empty(N)
     rc = np.empty(5 * N)
-    ends = np.zeros((4, nc))
+    ends = np.zeros((6, nc))
     lams = np.zeros((2, 3 * nc))
     fsal = np.zeros(1, np.bool_)
     row_q, row_v, row_energy = d.q.copy(), d.v.copy(), d.energy.copy()
@@ -95,11 +101,11 @@ def run_rows(nsteps, rows, m, d, ed, ev, snaps, snap_clock, step0):
             evaluate(m, d, True)
             return code, step, cand, nev
         # the row: the dense output at T
-        h = ed[H_TEND] - ed[H_T0]
+        h = ed[H_HDENSE]
         theta = 1.0 if h <= 0.0 else (T - ed[H_T0]) / h
         dense(rcont, theta, xs)
         na = _active_list(ed, nc, act, smode)
-        if na > 0:
+        if na > 0 or m.li.shape[0] > 0:
             upot = derivative(m, d, act, na, smode, xs, K[1], lam)  # K[1]: free scratch between steps
         else:
             upot = set_point(m, d, xs)
@@ -171,9 +177,11 @@ def _active_list(ed, nc, act, smode):
 @njit(cache=True)
 def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, ends, lams, fsal):
     """Steps until the current step covers time T (scratch from run_rows). Returns (code,
-    candidate, events logged). With actuators, steps end at row times: the inputs change there."""
+    candidate, events logged). With actuators, steps end at row times and at the sample times k·T
+    of the sampled controllers (and when a delayed output falls due): each is sampled there, at the
+    state of that instant, and holds its output until the next (zero-order hold)."""
     nc = d.gap.shape[0]
-    g0, u0, g1, u1 = ends[0], ends[1], ends[2], ends[3]
+    g0, u0, g1, u1, s0, s1 = ends[0], ends[1], ends[2], ends[3], ends[4], ends[5]
     lam0, lam_end = lams[0], lams[1]  # forces and tangential velocities of the closed contacts
     held_inputs = m.ai.shape[0] > 0
     while ed[H_TEND] < T:
@@ -190,21 +198,33 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, en
             else:
                 ed[H_SAME_T] = t0
                 ed[H_NSAME] = 0
+        t_stop = T
+        if held_inputs:
+            ts = _next_sample(m, d)
+            if ts <= t0 + 1e-12 * (1.0 + abs(t0)):
+                # a sample instant (the step before ended there): the controllers see this state
+                set_point(m, d, x_next)
+                apply_controllers(m, d, t0)
+                fsal[0] = False
+                ts = _next_sample(m, d)
+            t_stop = min(T, ts)
         na = _active_list(ed, nc, act, smode)
         if fsal[0] and not held_inputs:
             K[0, :] = K[6]
             g0[:] = g1
             u0[:] = u1
+            s0[:] = s1
             lam0[:] = lam_end
         else:
             derivative(m, d, act, na, smode, x_next, K[0], lam)
             lam0[:] = lam
             g0[:] = d.gap
             u0[:] = d.un
+            _switch_values(m, d, s0)
         h = min(ed[H_HNEXT], HMAX)
-        capped = held_inputs and h >= T - t0
+        capped = held_inputs and h >= t_stop - t0
         if capped:
-            h = T - t0
+            h = t_stop - t0
         while True:
             err = dopri_step(m, d, act, na, smode, lam, x_next, K[0], h, K, y1, rc, RTOL, ATOL)
             if err <= 1.0:
@@ -218,7 +238,23 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, en
         lam_end[:] = lam
         g1[:] = d.gap
         u1[:] = d.un
+        _switch_values(m, d, s1)
         theta, kind, who = 2.0, P_NONE, -1
+        for k in range(m.switched.shape[0]):
+            c = m.switched[k]
+            if m.swi[c, SWI_KIND] != SW_AHEAD or ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0:
+                continue
+            if not _enabled(m, d, c) and s1[c] > 0.0:
+                th = 0.0 if s0[c] > 0.0 else _root(m, d, act, na, smode, rc, P_SWITCH_ON, c, 0.0, -s0[c], 1.0,
+                                                   -s1[c], h)
+                what = P_SWITCH_ON
+            elif _enabled(m, d, c) and s0[c] > 0.0 >= s1[c] and g1[c] > GAP_TOL:
+                th = _root(m, d, act, na, smode, rc, P_SWITCH_OFF, c, 0.0, s0[c], 1.0, s1[c], h)
+                what = P_SWITCH_OFF
+            else:
+                continue
+            if th < theta:
+                theta, kind, who = th, what, c
         for c in range(nc):
             if ed[HEAD + CSTRIDE * c + K_ACTIVE] != 0.0 or not _enabled(m, d, c):
                 continue
@@ -241,11 +277,13 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, en
                         theta, kind, who = th, what, act[r]
                         psign = -1.0 if lam_end[nc + r] > 0.0 else 1.0  # slides against its force
         h_next = next_step_size(h, err)
-        t1 = T if capped else t0 + h
+        t1 = t_stop if capped else t0 + h
         if kind != P_NONE:
             h_ev = theta * h
             if h_ev < h:
-                dopri_step(m, d, act, na, smode, lam, x_next, K[0], h_ev, K, y1, rc, RTOL, ATOL)
+                # the step ends at the event: the state there is the dense output, on which the root
+                # was located (continuous, of the step's order), and the rows before it use it too
+                dense(rc, theta, y1)
                 h_next = ed[H_HNEXT]
                 t1 = t0 + h_ev
             ed[H_PENDING] = kind
@@ -256,10 +294,62 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, en
         fsal[0] = kind == P_NONE
         ed[H_T0] = t0
         ed[H_TEND] = t1
+        ed[H_HDENSE] = h
         ed[H_HNEXT] = h_next
         x_next[:] = y1
         rcont[:] = rc
+        if m.li.shape[0] > 0:
+            _close_loops(m, d, x_next)
+            fsal[0] = False
     return OK, -1, nev
+
+
+@njit(cache=True)
+def _next_sample(m, d):
+    """The earliest time a compiled sampled controller is due (its next k·T, or a delayed output of
+    its queue); inf when none is."""
+    ki, kf, ctrl = m.ki, m.kf, d.ctrl
+    t = np.inf
+    for b in range(ki.shape[0]):
+        kind = ki[b, KI_KIND]
+        if kind == K_NONE:
+            continue
+        c0 = ki[b, KI_C0]
+        if kind != K_PYTHON and kf[b, KF_PERIOD] > 0.0:
+            t = min(t, ctrl[c0 + KC_NEXT])
+        if ctrl[c0 + KC_PENDING] > 0.0:
+            t = min(t, ctrl[c0 + KC_QUEUE])
+    return t
+
+
+@njit(cache=True)
+def _switch_values(m, d, out):
+    """The condition of each `ahead` switch at the evaluated state, positive when it holds (the contact
+    point ahead of its reference point along the axis and, if asked, approaching): a root function
+    like a gap (stepper.update_switches samples the same condition at row times)."""
+    swi, swf, kin = m.swi, m.swf, d.kin
+    for k in range(m.switched.shape[0]):
+        c = m.switched[k]
+        if swi[c, SWI_KIND] != SW_AHEAD:
+            continue
+        rx, ry = point_world(swi[c, SWI_BODY], swf[c, SWF_PX], swf[c, SWF_PY], kin.pos, kin.ang)
+        s = (d.pa[c, 0] - rx) * swf[c, SWF_AX] + (d.pa[c, 1] - ry) * swf[c, SWF_AY]
+        if swi[c, SWI_APPROACH] != 0:
+            s = min(s, -d.un[c])
+        out[c] = s
+
+
+@njit(cache=True)
+def _close_loops(m, d, x):
+    """Drift of the loop joints (the smooth phase holds them at acceleration level only): after each
+    step q is projected onto g(q) = 0 and v onto H_b v = 0, both M-orthogonally (loops.py), what this
+    changes in energy booked in energy.projection."""
+    n = d.q.shape[0]
+    upot = set_point(m, d, x)
+    project_loops(m, d, upot)
+    keep_loop_velocities(m, d, np.zeros(n))
+    x[:n] = d.q
+    x[n:2 * n] = d.v
 
 
 @njit(cache=True)
@@ -284,6 +374,11 @@ def _event_value(m, d, act, na, smode, rc, kind, idx, theta):
     if kind == P_GAP:
         set_point(m, d, xs)
         return d.gap[idx]
+    if kind == P_SWITCH_ON or kind == P_SWITCH_OFF:
+        set_point(m, d, xs)
+        s = np.zeros(d.gap.shape[0])
+        _switch_values(m, d, s)
+        return -s[idx] if kind == P_SWITCH_ON else s[idx]
     lam = np.zeros(3 * act.shape[0])
     derivative(m, d, act, na, smode, xs, np.empty(N), lam)
     return _closed_value(m, act, smode, lam, kind, idx)
@@ -315,11 +410,42 @@ def _root(m, d, act, na, smode, rc, kind, idx, a, fa, b, fb, h):
 
 
 @njit(cache=True)
+def _gap_newton(m, d, rc, c, a, fa, b, fb, h):
+    """The root of open contact c's gap on [a, b] (fractions of the step h, fa > 0 >= fb), as _root
+    returns it (the end of a bracket narrower than ROOT_TOL, on the touching side), by Newton's method
+    safeguarded in the bracket: the normal velocity is the gap's rate, so a few evaluations do."""
+    N = rc.shape[0] // 5
+    xs = np.empty(N)
+    th = b - fb * (b - a) / (fb - fa)
+    for _ in range(100):
+        if not (a < th < b):
+            th = 0.5 * (a + b)
+        dense(rc, th, xs)
+        set_point(m, d, xs)
+        f, df = d.gap[c], d.un[c] * h
+        if f > 0.0:
+            a, fa = th, f
+        else:
+            b, fb = th, f
+        if (b - a) * h <= ROOT_TOL or f == 0.0:
+            break
+        step = f / df if df < 0.0 else np.inf
+        if abs(step) * h < 0.25 * ROOT_TOL:
+            # converged: close the bracket on the other side of this point
+            th = th + (0.5 if f > 0.0 else -0.5) * ROOT_TOL / h
+        elif np.isfinite(step) and a < th - step < b:
+            th = th - step
+        else:
+            th = b - fb * (b - a) / (fb - fa)
+    return b
+
+
+@njit(cache=True)
 def _gap_root(m, d, act, na, smode, rc, c, g0, g1, u0, u1, h):
     """The fraction of the step where open contact c first touches (2.0: it does not)."""
     if g1 < 0.0:
         if g0 > 0.0:
-            return _root(m, d, act, na, smode, rc, P_GAP, c, 0.0, g0, 1.0, g1, h)
+            return _gap_newton(m, d, rc, c, 0.0, g0, 1.0, g1, h)
         # it starts touching (it has just left, or grazes): the flight above the contact ends at
         # the last crossing; halve until a point above it is found
         b, fb = 1.0, g1
@@ -327,7 +453,7 @@ def _gap_root(m, d, act, na, smode, rc, c, g0, g1, u0, u1, h):
             a = 0.5 * b
             fa = _event_value(m, d, act, na, smode, rc, P_GAP, c, a)
             if fa > 0.0:
-                return _root(m, d, act, na, smode, rc, P_GAP, c, a, fa, b, fb, h)
+                return _gap_newton(m, d, rc, c, a, fa, b, fb, h)
             b, fb = a, fa
         return 0.0
     if u0 < 0.0 < u1 and g0 > 0.0:
@@ -335,7 +461,7 @@ def _gap_root(m, d, act, na, smode, rc, c, g0, g1, u0, u1, h):
         a = u0 / (u0 - u1)
         fm = _event_value(m, d, act, na, smode, rc, P_GAP, c, a)
         if fm < 0.0:
-            return _root(m, d, act, na, smode, rc, P_GAP, c, 0.0, g0, a, fm, h)
+            return _gap_newton(m, d, rc, c, 0.0, g0, a, fm, h)
     return 2.0
 
 
@@ -408,6 +534,10 @@ def _handle_event(m, d, ed, ev, nev, x_next, t):
     cf = m.cf
     na_act = m.ai.shape[0]
     set_point(m, d, x_next)
+    if kind == P_SWITCH_ON or kind == P_SWITCH_OFF:  # a switch condition's root: the flag, then as a check
+        on = kind == P_SWITCH_ON
+        d.ctrl[na_act + nc + who] = 1.0 if on else 0.0
+        nev = _log(ev, nev, t, EV_ENABLED if on else EV_DISABLED, who, d.un[who], d.un[who], 0.0, 0.0, np.nan)
     cands = np.zeros(nc, np.int64)
     e = np.zeros(nc)
     et = np.zeros(nc)
@@ -538,6 +668,8 @@ def _fill_row_state(m, d, ed, act, na, lam, xs, h_row):
         if lam[r] > 0.0:
             force[act[r]] = lam[r]
             tforce[act[r]] = lam[nc + r]
+    for r in range(d.lamB.shape[0]):  # derivative left the loops' forces at the row state
+        d.lamB[r] *= h_row
     for c in range(nc):
         kc = HEAD + CSTRIDE * c
         d.lamN[c] = ed[kc + K_PN] + force[c] * h_row
