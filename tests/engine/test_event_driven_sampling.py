@@ -66,9 +66,10 @@ def test_pd_sampled_at_its_own_instants_k_T_not_at_row_times():
     t = res["t"]
     assert np.max(np.abs(res["q.pivot"] - theta(t))) < 1e-8
     # every row after the initial one (recorded before any sample, as with time stepping) holds the
-    # input of the last sample at or before it: u_k with k = floor(t / T)
+    # input that acted up to it: u_k of the last sample k·T < t (a row at a sample instant shows the
+    # input before it, as a time step's row does)
     u, t = res["u.pivot_motor"][1:], t[1:]
-    k = np.floor(t / PERIOD + 1e-9).astype(int)
+    k = np.ceil(t / PERIOD - 1e-9).astype(int) - 1
     assert np.max(np.abs(u - inputs[k])) < 1e-7
     # the count: every sample instant up to t_end was taken (rows see 77 of the 77 inputs here)
     assert len(samples) == math.floor(t_end / PERIOD) + 1

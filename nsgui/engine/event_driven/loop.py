@@ -4,8 +4,8 @@ integration, with every impact, closure and take-off at its own time.
 Per row (t → t + dt): steps are taken until the current step covers the row time, and the row is
 the dense output there. After each accepted step the event functions are checked over it — the gap
 of every open contact, the multiplier of every closed one — and the earliest root is located on the
-dense output (to 1e-14 s: gaps by safeguarded Newton, the rest by Illinois), and the step ends there,
-at the dense output's state (which the rows before the event use too: ed[H_HDENSE]). The event
+dense output (to 1e-14 s: gaps by safeguarded Newton, the rest by Illinois); the step is then taken
+again to end exactly there. The event
 is handled at the start of the next step (rows before it are written first):
   gap root    Newton's law over the touching contacts (impact LCP), accumulation check, then the
               acceleration LCP decides which touching contacts stay closed
@@ -281,11 +281,10 @@ def _advance(m, d, ed, ev, nev, x_next, rcont, T, act, smode, lam, K, y1, rc, en
         if kind != P_NONE:
             h_ev = theta * h
             if h_ev < h:
-                # the step ends at the event: the state there is the dense output, on which the root
-                # was located (continuous, of the step's order), and the rows before it use it too
-                dense(rc, theta, y1)
+                dopri_step(m, d, act, na, smode, lam, x_next, K[0], h_ev, K, y1, rc, RTOL, ATOL)
                 h_next = ed[H_HNEXT]
                 t1 = t0 + h_ev
+                h = h_ev  # the dense output is the new step's
             ed[H_PENDING] = kind
             ed[H_PCONT] = who
             ed[H_PSIGN] = psign
