@@ -24,7 +24,7 @@ energies are integrated with the motion so that a row's bookkeeping is exact to 
 import numpy as np
 from numba import njit
 
-from ..codes import AI_COORD, CF_MU, CI_BTYPE, IS_CONST_M, LIMIT, LOOP_ROWS, SOLVED
+from ..codes import AI_COORD, CF_MU, CI_BTYPE, IS_CONST_M, ITERATION_CAP, LIMIT, LOOP_ROWS, SOLVED
 from ..contact_geometry import candidate_geometry
 from ..contact_rows import contact_rows, sdot
 from ..control.kernel import actuator_forces
@@ -32,8 +32,10 @@ from ..dynamics import body_kinematics, damper_power
 from ..evaluation import evaluate, relative_velocity
 from ..loops import loop_rows
 from ..perturbation import perturbation_power
-from ..solvers import bpp_lcp, lemke, lemke_fc2d, nsgs_fc2d
+from ..solvers import bpp_lcp, fc2d_residual, lcp_residual, lemke, lemke_fc2d, nsgs_fc2d
 from ..solvers._linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+
+SOLVE_TOL = 1e-8  # a contact problem's answer checks when its residual is this small relative to its data
 
 
 @njit(cache=True)
@@ -110,6 +112,18 @@ def _rows_times(R, X):
                 acc += R[r, j] * X[j, s]
             W[r, s] = acc
     return W
+
+
+@njit(cache=True)
+def _symmetrize(W):
+    """W ← (W + Wᵀ)/2 for a Delassus matrix H M⁻¹ Hᵀ, symmetric but for round-off: an asymmetry of
+    1e-16 relative made Lemke pick a wrong basis on the rimless wheel's nearly singular W (a point-like
+    hub, I = 1e-6: cond 1e17) and report zero percussions for an approaching foot."""
+    for r in range(W.shape[0]):
+        for s in range(r):
+            w = 0.5 * (W[r, s] + W[s, r])
+            W[r, s] = w
+            W[s, r] = w
 
 
 @njit(cache=True)
@@ -264,11 +278,43 @@ def derivative(m, d, act, na, smode, x, out, lam):
 
 
 @njit(cache=True)
+def _accepted(res, b):
+    """Whether a solution's natural-map residual res (solvers/residuals.py) is small for the problem's
+    right-hand side b: pivoting methods can report success on a nearly singular W with a wrong basis
+    (seen on the rimless wheel's strikes, cond(W) ~ 1e17), so each answer is checked."""
+    scale = 0.0
+    for i in range(b.shape[0]):
+        scale = max(scale, abs(b[i]))
+    return res <= SOLVE_TOL * (1.0 + scale)
+
+
+@njit(cache=True)
 def _lcp(W, b):
+    """0 ≤ z ⊥ W z + b ≥ 0: block pivoting, Lemke if that fails or its answer does not check; the
+    status SOLVED only for an answer that checks."""
     z, st, it = bpp_lcp(W, b, np.ones(b.shape[0], np.bool_), 3 * b.shape[0] + 10)
-    if st != SOLVED:
-        z, st, it = lemke(W, b, 50 * b.shape[0] + 100)
-    return z, st
+    if st == SOLVED and _accepted(lcp_residual(W, b, z), b):
+        return z, st
+    z2, st, it = lemke(W, b, 50 * b.shape[0] + 100)
+    if lcp_residual(W, b, z2) <= lcp_residual(W, b, z):
+        z = z2
+    return z, SOLVED if _accepted(lcp_residual(W, b, z), b) else ITERATION_CAP
+
+
+@njit(cache=True)
+def impact_fc2d(W, b, mu, k):
+    """The 2-D frictional contact problem of an impact (rows [N1, T1, ...]): Lemke on its LCP form,
+    projected Gauss-Seidel (from zero: from Lemke's wrong answer it can stay there) when that does not
+    check; the better answer, with SOLVED only if it checks."""
+    P, st, it = lemke_fc2d(W, b, mu, 100 * k + 100)
+    res = fc2d_residual(W, b, mu, P)
+    if st == SOLVED and _accepted(res, b):
+        return P, st
+    P2, st, it, err = nsgs_fc2d(W, b, mu, np.zeros(2 * k), 1e-12, 10000)
+    res2 = fc2d_residual(W, b, mu, P2)
+    if res2 < res:
+        P, res = P2, res2
+    return P, SOLVED if _accepted(res, b) else ITERATION_CAP
 
 
 @njit(cache=True)
@@ -336,6 +382,7 @@ def impact(m, d, cands, k, e, et):
     X = _times_inverse_mass(m, d, H)
     _keep_loops_closed(m, d, X)
     W = _rows_times(H, X)
+    _symmetrize(W)
     Um = _matvec(H, d.v)
     b = Um.copy()
     mu = np.zeros(k)
@@ -347,9 +394,7 @@ def impact(m, d, cands, k, e, et):
         if frictional(m, cands[r]):
             mu[r] = m.cf[cands[r], CF_MU]
     if anyfric:
-        P, st, it = lemke_fc2d(W, b, mu, 100 * k + 100)
-        if st != SOLVED:
-            P, st, it, err = nsgs_fc2d(W, b, mu, np.zeros(2 * k), 1e-12, 10000)
+        P, st = impact_fc2d(W, b, mu, k)
     else:
         P, st = _lcp(W, b)
     d.v[:] += _matvec(X, P)
