@@ -412,10 +412,14 @@ def _root(m, d, act, na, smode, rc, kind, idx, a, fa, b, fb, h):
 def _gap_newton(m, d, rc, c, a, fa, b, fb, h):
     """The root of open contact c's gap on [a, b] (fractions of the step h, fa > 0 >= fb), as _root
     returns it (the end of a bracket narrower than ROOT_TOL, on the touching side), by Newton's method
-    safeguarded in the bracket: the normal velocity is the gap's rate, so a few evaluations do."""
+    safeguarded in the bracket: the normal velocity is the gap's rate, so a few evaluations do. Where
+    Newton does not apply (the contact still leaving at th: a gap that rises before it falls) the step
+    is Illinois' (plain false position stalls at the end where the gap is ~0: a contact that has
+    just left, the rod's bouncing end, then found its root at the far end of the step, 4e-4 m deep)."""
     N = rc.shape[0] // 5
     xs = np.empty(N)
     th = b - fb * (b - a) / (fb - fa)
+    side = 0
     for _ in range(100):
         if not (a < th < b):
             th = 0.5 * (a + b)
@@ -424,8 +428,14 @@ def _gap_newton(m, d, rc, c, a, fa, b, fb, h):
         f, df = d.gap[c], d.un[c] * h
         if f > 0.0:
             a, fa = th, f
+            if side == 1:
+                fb *= 0.5
+            side = 1
         else:
             b, fb = th, f
+            if side == -1:
+                fa *= 0.5
+            side = -1
         if (b - a) * h <= ROOT_TOL or f == 0.0:
             break
         step = f / df if df < 0.0 else np.inf
