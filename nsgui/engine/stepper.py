@@ -296,9 +296,11 @@ def solve_contact_problem(m, d, nact, fric):
         e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
         qd[rn] = sdot(ccols[c], HN[r], nn, vfree) + e * un[c]
         r0[rn] = lamN[c]
-        # pushed in the last step or approaching: the landing beads of a column join in one solve, where
-        # the last step's set alone took block pivoting O(m) swaps (O(m²) per step)
-        active0[rn] = lamN[c] > 0.0 or qd[rn] < 0.0
+        # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
+        # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
+        # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
+        # redundant, and adding the unloaded one moved the load between them at every step
+        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v
         if fric and cfric[r]:
             rnnz[rn + 1] = nn
             rcols[rn + 1, :nn] = ccols[c, :nn]
