@@ -439,3 +439,24 @@ def test_play_runs_the_scene_built_after_new(window, qtbot):
     assert window.play()
     window.controller.pause()
     assert window.controller.model.nbodies == 2
+
+
+def test_a_full_collection_leaves_its_survivors_out_of_later_scans(window):
+    """While the window is open, what survives a full garbage collection (the history's events and
+    resume points) is not scanned again by later ones; garbage made afterwards is still collected."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    kept = [Node() for _ in range(1000)]
+    before = gc.get_freeze_count()
+    gc.collect()
+    assert gc.get_freeze_count() >= before + len(kept)
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # a cycle: only the collector frees it
+    ref = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert ref() is None
