@@ -102,10 +102,13 @@ def relative_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
 @njit(cache=True)
 def _smooth_forces(m, d, q, v, F):
     """F(q, v) = gravity - bias + elements, with the finite-difference scratch of d (M untouched)."""
-    body_kinematics(m, q, v, d.fd_kin)
-    com_terms(m, d.fd_kin, d.M, d.fd_bias, d.fd_grav, False)
-    F[:] = d.fd_grav - d.fd_bias
-    element_forces(m, q, v, d.fd_kin, F)
+    kin, grav, bias = d.fd_kin, d.fd_grav, d.fd_bias
+    body_kinematics(m, q, v, kin)
+    com_terms(m, kin, d.M, bias, grav, False)
+    for i in range(F.shape[0]):  # F = grav - bias, without a temporary array
+        F[i] = grav[i] - bias[i]
+    if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (as in evaluate)
+        element_forces(m, q, v, kin, F)
 
 
 @njit(cache=True)
