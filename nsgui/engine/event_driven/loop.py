@@ -395,17 +395,21 @@ def _root(m, d, act, na, smode, rc, kind, idx, a, fa, b, fb, h):
         if not (a < c < b):
             c = 0.5 * (a + b)
         fc = _event_value(m, d, act, na, smode, rc, kind, idx, c)
-        if fc > 0.0:
-            a, fa = c, fc
-            if side == 1:
-                fb *= 0.5
-            side = 1
-        else:
-            b, fb = c, fc
-            if side == -1:
-                fa *= 0.5
-            side = -1
+        a, fa, b, fb, side = _illinois(a, fa, b, fb, side, c, fc)
     return b
+
+
+@njit(cache=True)
+def _illinois(a, fa, b, fb, side, c, fc):
+    """The bracket [a, b] (fa > 0 >= fb) narrowed at c, where the value is fc, with Illinois' halving
+    of the end that stays twice in a row (`side`: the end last moved), so false position cannot stall."""
+    if fc > 0.0:
+        if side == 1:
+            fb *= 0.5
+        return c, fc, b, fb, 1
+    if side == -1:
+        fa *= 0.5
+    return a, fa, c, fc, -1
 
 
 @njit(cache=True)
@@ -426,16 +430,7 @@ def _gap_newton(m, d, rc, c, a, fa, b, fb, h):
         dense(rc, th, xs)
         set_point(m, d, xs)
         f, df = d.gap[c], d.un[c] * h
-        if f > 0.0:
-            a, fa = th, f
-            if side == 1:
-                fb *= 0.5
-            side = 1
-        else:
-            b, fb = th, f
-            if side == -1:
-                fa *= 0.5
-            side = -1
+        a, fa, b, fb, side = _illinois(a, fa, b, fb, side, th, f)
         if (b - a) * h <= ROOT_TOL or f == 0.0:
             break
         step = f / df if df < 0.0 else np.inf
