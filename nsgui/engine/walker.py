@@ -5,8 +5,10 @@ as `walker.*` and the window's readouts show the same numbers.
 Definitions, on recorded signals:
 - a foot is loaded when the normal forces of its contacts sum above zero (`contact.<c>.fn`);
 - a step is a foot's landing after a lift-off: loaded, then unloaded for at least `min_air` (50 ms,
-  so that a heel–toe roll or a one-step chatter is no step), then loaded again. A walker that starts
-  in the air does not count its first landing;
+  so that a heel–toe roll or a one-step chatter is no step), then loaded again. A foot that starts
+  in the air while another foot carries the walker (a compass gait's swing leg) steps when it first
+  lands ≥ min_air after the start; a walker that starts wholly in the air does not count its first
+  landings;
 - the distance is the torso frame's travel along the ground (its tangent, forward = +x side), from
   the first sample to the last, and the mean speed that distance over the elapsed time;
 - fallen: the torso's frame came below `fallen_height` above the ground (the scene's first ground
@@ -20,11 +22,12 @@ import numpy as np
 MIN_AIR = 0.05   # s
 
 
-def _landings(t, on, min_air):
-    """Landings of one foot (on: loaded flags) after a lift-off of at least min_air."""
+def _landings(t, on, min_air, supported=False):
+    """Landings of one foot (on: loaded flags) after a lift-off of at least min_air; `supported`: the
+    walker stood on some foot at t[0], so a foot in the air then had lifted off at t[0]."""
     n = 0
-    was_on = bool(on[0])
-    off_since = None
+    was_on = bool(on[0]) or supported
+    off_since = t[0] if supported and not on[0] else None
     for k in range(1, len(on)):
         if on[k] and not on[k - 1]:
             if was_on and off_since is not None and t[k] - off_since >= min_air - 1e-12:
@@ -50,12 +53,18 @@ def walker_metrics(t, torso_xy, loaded, ground_point=(0.0, 0.0), ground_normal=(
         tangent = -tangent
     if len(t) == 0:
         return {"steps": 0, "distance": 0.0, "mean_speed": 0.0, "fallen": False}
-    steps = sum(_landings(t, loaded[:, f], min_air) for f in range(loaded.shape[1]))
+    steps = _steps(t, loaded, min_air)
     distance = float((xy[-1] - xy[0]) @ tangent)
     elapsed = float(t[-1] - t[0])
     height = (xy - np.asarray(ground_point, float)) @ nrm
     return {"steps": int(steps), "distance": distance, "mean_speed": distance / elapsed if elapsed > 0 else 0.0,
             "fallen": bool(np.any(height < fallen_height) or np.any(torso_touches))}
+
+
+def _steps(t, loaded, min_air):
+    """Every foot's landings (loaded: (n, feet) flags, row 0 the first with forces)."""
+    supported = bool(loaded.shape[0] and loaded[0].any())
+    return int(sum(_landings(t, loaded[:, f], min_air, supported) for f in range(loaded.shape[1])))
 
 
 class WalkerRecorder:
@@ -119,7 +128,7 @@ class WalkerRecorder:
             pos.append(self._torso(self._last))
         m = walker_metrics(pos_t, pos, np.zeros((len(pos_t), 0), bool), *self.ground, self.fallen_height,
                            torso_touches=[self._touched])
-        m["steps"] = int(sum(_landings(t, loaded[:, f], MIN_AIR) for f in range(loaded.shape[1])))
+        m["steps"] = _steps(t[1:], loaded[1:], MIN_AIR)  # row 0, the initial state, carries no force
         return m
 
 

@@ -157,7 +157,7 @@ SPEED_WINDOW = 1.0  # s: the speed readout is the centre of mass's mean forward 
 
 def touchdowns(t, foot_fn_columns, stop):
     """Steps up to row `stop` (excluded), as the walker metrics count them (engine/walker.py: a foot
-    landing after ≥ 50 ms in the air; a first landing is none). Row 0 (the initial state: no force
+    landing after ≥ 50 ms in the air; a foot's first landing steps only if another foot stood at row 1). Row 0 (the initial state: no force
     yet) is left out."""
     from nsgui.engine.walker import walker_metrics
     if stop < 2:
@@ -189,8 +189,10 @@ class Touchdowns:
         if n > max(self.n, 1):
             first = self._state is None  # row 0 is left out; row 1 starts each foot's state
             a = 1 if first else self.n
-            if first:
-                self._state = [[bool(f[1] > 0.0), bool(f[1] > 0.0), None] for f in foot_fn_columns]
+            if first:  # as walker._landings: a foot in the air while another stands lifted off at row 1
+                supported = any(f[1] > 0.0 for f in foot_fn_columns)
+                self._state = [[bool(f[1] > 0.0), supported or bool(f[1] > 0.0),
+                                t[1] if supported and not f[1] > 0.0 else None] for f in foot_fn_columns]
             found = []
             for f, st in zip(foot_fn_columns, self._state):
                 on = np.concatenate([[st[0]], np.asarray(f[a:n], float) > 0.0]).astype(np.int8)

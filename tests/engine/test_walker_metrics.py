@@ -22,10 +22,12 @@ def _flags(t, intervals):
 def test_a_step_is_a_landing_after_a_lift_off_of_fifty_milliseconds():
     t = np.arange(0.0, 3.0, 1e-3)
     left = _flags(t, [(0.0, 0.4), (0.7, 1.2), (1.21, 1.5), (2.0, 3.0)])   # 2 steps; the 10 ms gap is no step
-    right = _flags(t, [(0.3, 0.9), (1.4, 2.1)])                           # starts in the air: 0 + 1 step
+    right = _flags(t, [(0.3, 0.9), (1.4, 2.1)])                           # in the air while left stands: 2 steps
     xy = np.column_stack([0.5 * t, np.full_like(t, 0.9)])
     m = walker_metrics(t, xy, np.column_stack([left, right]))
-    assert m["steps"] == 3
+    assert m["steps"] == 4
+    dropped = _flags(t, [(0.2, 0.4), (0.7, 1.2)])                         # wholly in the air at first
+    assert walker_metrics(t, xy, np.column_stack([dropped, right]))["steps"] == 1 + 1
     assert m["distance"] == pytest.approx(0.5 * t[-1]) and m["mean_speed"] == pytest.approx(0.5)
     assert m["fallen"] is False
 

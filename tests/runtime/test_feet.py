@@ -60,11 +60,15 @@ def test_support_phase_and_touchdowns():
     left = np.array([0, 5, 5, 0, 0, 0, 5, 5], float)
     right = np.array([0, 0, 3, 3, 3, 0, 0, 0], float)
     assert list(feet.support_phase([left, right])) == [0, 1, 2, 1, 1, 0, 1, 1]
-    # row 0 left out; left stands at row 1 and steps at row 6 after 0.3 s in the air; right's first
-    # landing is no step; a 0.01 s rebound is none either (the walker metrics' rule)
+    # row 0 left out; left stands at row 1 and steps at row 6 after 0.3 s in the air; right, in the
+    # air at row 1 while left stands, steps when it lands at row 2 (a compass gait's first strike);
+    # a 0.01 s rebound is no step (the walker metrics' rule)
     t = np.array([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
-    assert feet.touchdowns(t, [left, right], len(left)) == 1
-    assert feet.touchdowns(t, [left, right], 6) == 0
+    assert feet.touchdowns(t, [left, right], len(left)) == 2
+    assert feet.touchdowns(t, [left, right], 6) == 1
+    assert feet.touchdowns(t, [left, right], 2) == 0
+    # wholly in the air at row 1 (dropped): the first landings are no steps
+    assert feet.touchdowns(t, [np.r_[0, 0, left[2:]], right], len(left)) == 1
     tb = np.array([0, 0.1, 0.2, 0.21, 0.22, 0.5, 0.6, 0.7])
     bounce = np.array([0, 5, 5, 0, 5, 5, 5, 5], float)
     assert feet.touchdowns(tb, [bounce], len(bounce)) == 0
