@@ -388,6 +388,7 @@ class View3D(QWidget):
         self._mus = np.array(mus)
         self._weight = self._supported_weight(model)
         self._follow_setup(model, poses0)
+        self._outline = self._outline_points(model)
         self.reset_camera()
         self.show_row(self.controller.cursor)
 
@@ -488,6 +489,42 @@ class View3D(QWidget):
             self._follow_shift = shift             # kept when a resize re-fits the camera
             cam.center = tuple(float(x) for x in c)
 
+    def _widen(self, poses):
+        """A pinned mechanism (no free joint to the world: a crank, a pendulum) that swings out of
+        its first framing widens a fitted view to take in every pose shown so far (never narrows it:
+        scrubbing back keeps the framing), so no link is cropped."""
+        if (self._outline is None or not self._camera_fitted
+                or self.orbit or self.drag.active is not None):
+            return
+        body, local = self._outline
+        pts = geo.points_along_poses(poses[None], body, local)[:, 0]
+        lo, hi = self.center - self.span / 2, self.center + self.span / 2
+        lo2, hi2 = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
+        if np.any(hi2 - lo2 > (1 + 1e-9) * self.span):
+            self.span, self.center = hi2 - lo2, (lo2 + hi2) / 2
+            self.reset_camera()
+
+    @staticmethod
+    def _outline_points(model):
+        """(body indices, body-frame points) of every shape's outline, for _widen; None unless every
+        body hangs on a joint and none is free to the world (a mechanism that cannot travel away)."""
+        names, joints = list(model.body_names), model.scene.joints
+        if not joints or any(j.parent == "world" and j.type == "free" for j in joints) or \
+                set(names) - {j.child for j in joints}:
+            return None
+        body, local = [], []
+        for b in model.scene.bodies:
+            if b.name not in names:
+                continue
+            for sh in b.shapes:
+                try:
+                    pts = np.asarray(geo.shape_outline(sh), float).reshape(-1, 2)
+                except Exception:
+                    continue
+                body += [names.index(b.name)] * len(pts)
+                local.append(pts)
+        return (np.array(body, int), np.vstack(local)) if local else None
+
     def _follow_setup(self, model, poses0):
         """Where the bodies start and the direction the camera may slide (the first ground's)."""
         self._follow_shift = 0.0
@@ -581,6 +618,7 @@ class View3D(QWidget):
             return
         self._place_bodies(poses)
         self._follow(poses)
+        self._widen(poses)
         self._draw_joints(poses)
         self._draw_contacts(q, vals, rec)
         self._draw_trails(rec, row if vals is not None else None)
