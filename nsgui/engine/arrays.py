@@ -19,6 +19,7 @@ from numba.experimental import structref
 
 from .codes import LOOP_ROWS, N_ACC, N_AN, N_STATS, ST_MINGAP
 from .signals import SignalLayout
+from .tiny_problem import TINY_CONTACTS
 
 
 class Kinematics(NamedTuple):
@@ -146,6 +147,15 @@ class Data(NamedTuple):
     lrows_n: np.ndarray
     lX: np.ndarray           # (nq, rows) Ŵ⁻¹H_bᵀ of the step
     lWinv: np.ndarray        # (rows, rows) (H_b Ŵ⁻¹H_bᵀ)⁻¹ of the step
+    # ---- scratch of the tiny friction problems (tiny_problem.py: up to TINY_CONTACTS contacts)
+    tp_cols: np.ndarray      # (2 TINY_CONTACTS, width) their sparse rows (columns, values, counts)
+    tp_vals: np.ndarray
+    tp_nnz: np.ndarray
+    tp_on: np.ndarray        # (unused by NSGS: the rows' fill writes it)
+    tp_vec: np.ndarray       # (4, 2 TINY_CONTACTS) rows q, r0, r, u of the problem
+    tp_mu: np.ndarray        # (TINY_CONTACTS,)
+    tp_W: np.ndarray         # (2 TINY_CONTACTS, 2 TINY_CONTACTS) dense Delassus matrix
+    tp_X: np.ndarray         # (nq, 2 TINY_CONTACTS) M⁻¹Hᵀ
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
     fd_grav: np.ndarray
@@ -176,6 +186,10 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
         lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
+        tp_cols=z((2 * TINY_CONTACTS, width), np.int64), tp_vals=z((2 * TINY_CONTACTS, width)),
+        tp_nnz=z(2 * TINY_CONTACTS, np.int64), tp_on=z(2 * TINY_CONTACTS, np.bool_),
+        tp_vec=z((4, 2 * TINY_CONTACTS)), tp_mu=z(TINY_CONTACTS), tp_W=z((2 * TINY_CONTACTS, 2 * TINY_CONTACTS)),
+        tp_X=z((n, 2 * TINY_CONTACTS)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))

@@ -49,6 +49,7 @@ from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr
 from .solvers.nsgs import nsgs_fc2d_csr
 from .solvers.pgs import pgs_lcp_csr
+from .tiny_problem import TINY_CONTACTS, delassus_dense, nsgs_dense
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
@@ -272,12 +273,13 @@ def solve_contact_problem(m, d, nact, fric):
     v_new[:] = vfree
     if nact == 0:
         return OK, -1
-    ccols, ccn, cf = m.ccols, m.ccn, m.cf
-    act, un, lamN, lamT, HN, HT, cfric = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric
-    projection, rest_v = m.isets[IS_PROJECTION], m.fs[FS_REST_V]
     solver = m.isets[IS_SOLVER]
+    const_minv = m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0 and m.li.shape[0] == 0
+    if fric and nact <= TINY_CONTACTS and const_minv and solver != SOLVER_LEMKE and _solve_tiny(m, d, nact):
+        return OK, -1
+    act = d.act
     n = v_new.shape[0]
-    maxc = max(ccols.shape[1], 1)
+    maxc = max(m.ccols.shape[1], 1)
     k = 2 * nact if fric else nact
     rcols = np.zeros((k, maxc), np.int64)
     rvals = np.zeros((k, maxc))
@@ -286,33 +288,9 @@ def solve_contact_problem(m, d, nact, fric):
     mu = np.zeros(nact)
     r0 = np.zeros(k)
     active0 = np.zeros(k, np.bool_)
-    for r in range(nact):
-        c = act[r]
-        rn = 2 * r if fric else r
-        nn = ccn[c]
-        rnnz[rn] = nn
-        rcols[rn, :nn] = ccols[c, :nn]
-        rvals[rn, :nn] = HN[r, :nn]
-        e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
-        qd[rn] = sdot(ccols[c], HN[r], nn, vfree) + e * un[c]
-        r0[rn] = lamN[c]
-        # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
-        # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
-        # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
-        # redundant, and adding the unloaded one moved the load between them at every step
-        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v
-        if fric and cfric[r]:
-            rnnz[rn + 1] = nn
-            rcols[rn + 1, :nn] = ccols[c, :nn]
-            rvals[rn + 1, :nn] = HT[r, :nn]
-            qd[rn + 1] = sdot(ccols[c], HT[r], nn, vfree)
-            if cf[c, CF_ET] != 0.0 and un[c] < -m.fs[FS_IMPACT]:
-                # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
-                qd[rn + 1] += cf[c, CF_ET] * sdot(ccols[c], HT[r], nn, d.v)
-            mu[r] = cf[c, CF_MU]
-            r0[rn + 1] = lamT[c]
+    _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0)
     G = np.zeros((0, 0))
-    if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0 and m.li.shape[0] == 0:
+    if const_minv:
         # constant M⁻¹, block-diagonal by tree: X and W sparse, O(entries) (chains, columns, piles)
         xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
     else:
@@ -349,18 +327,96 @@ def solve_contact_problem(m, d, nact, fric):
             lr = lam[xcol[t]]
             if lr != 0.0:
                 v_new[i] += xval[t] * lr
-    for r in range(nact):
-        c = act[r]
-        rn = 2 * r if fric else r
-        lamN_new[c] = lam[rn]
-        if fric:
-            lamT_new[c] = lam[rn + 1]
+    _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new)
     if m.li.shape[0] > 0:
         dlam = G @ lam
         lamB = d.lamB
         for r in range(lamB.shape[0]):
             lamB[r] -= dlam[r]
     return OK, -1
+
+
+@njit(cache=True)
+def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
+    """The step problem's sparse rows (interleaved [N, T] per contact with friction), right-hand side
+    (Newton's law in it), warm start and first active set; every entry of the first k rows written."""
+    ccols, ccn, cf = m.ccols, m.ccn, m.cf
+    act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
+    projection, rest_v = m.isets[IS_PROJECTION], m.fs[FS_REST_V]
+    for r in range(nact):
+        c = act[r]
+        rn = 2 * r if fric else r
+        nn = ccn[c]
+        rnnz[rn] = nn
+        rcols[rn, :nn] = ccols[c, :nn]
+        rvals[rn, :nn] = HN[r, :nn]
+        e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
+        qd[rn] = sdot(ccols[c], HN[r], nn, vfree) + e * un[c]
+        r0[rn] = lamN[c]
+        # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
+        # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
+        # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
+        # redundant, and adding the unloaded one moved the load between them at every step
+        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v
+        if fric and cfric[r]:
+            rnnz[rn + 1] = nn
+            rcols[rn + 1, :nn] = ccols[c, :nn]
+            rvals[rn + 1, :nn] = HT[r, :nn]
+            qd[rn + 1] = sdot(ccols[c], HT[r], nn, vfree)
+            if cf[c, CF_ET] != 0.0 and un[c] < -m.fs[FS_IMPACT]:
+                # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
+                qd[rn + 1] += cf[c, CF_ET] * sdot(ccols[c], HT[r], nn, d.v)
+            mu[r] = cf[c, CF_MU]
+            r0[rn + 1] = lamT[c]
+        elif fric:  # a frictionless contact among frictional ones: an empty tangent row
+            rnnz[rn + 1] = 0
+            qd[rn + 1] = 0.0
+            mu[r] = 0.0
+            r0[rn + 1] = 0.0
+            active0[rn + 1] = False
+
+
+@njit(cache=True)
+def _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new):
+    for r in range(nact):
+        c = act[r]
+        rn = 2 * r if fric else r
+        lamN_new[c] = lam[rn]
+        if fric:
+            lamT_new[c] = lam[rn + 1]
+
+
+@njit(cache=True)
+def _solve_tiny(m, d, nact):
+    """The friction-contact problem of nact <= TINY_CONTACTS contacts with constant M⁻¹, dense in
+    Data's scratch (tiny_problem.py): the general path's numbers without its allocations. Returns
+    False, having changed no state, when it does not solve it (the general path then does, and reports)."""
+    k = 2 * nact
+    rcols, rvals, rnnz, on, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_on, d.tp_vec, d.tp_mu
+    qd, r0, lam, u = vec[0], vec[1], vec[2], vec[3]
+    _problem_rows(m, d, nact, True, rcols, rvals, rnnz, qd, mu, r0, on)
+    X, W = d.tp_X, d.tp_W
+    delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, X, W)
+    for i in range(k):
+        lam[i] = r0[i]
+    st, it, err = nsgs_dense(W, qd, mu, lam, nact, m.fs[FS_TOL], m.isets[IS_MAXIT], u)
+    if st != SOLVED:
+        return False
+    for i in range(k):
+        if not np.isfinite(lam[i]):
+            return False
+    stats = d.stats
+    if it > stats[ST_MAXITER]:
+        stats[ST_MAXITER] = it
+    stats[ST_LASTERR] = err
+    v_new = d.v_new
+    for s in range(k):  # v_new += X λ, per coordinate in the order of the rows (as the general path)
+        lr = lam[s]
+        if lr != 0.0:
+            for i in range(v_new.shape[0]):
+                v_new[i] += X[i, s] * lr
+    _keep_percussions(d.act, nact, True, lam, d.lamN_new, d.lamT_new)
+    return True
 
 
 @njit(cache=True)

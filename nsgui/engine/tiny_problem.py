@@ -1,0 +1,107 @@
+"""The step's friction-contact problem when it is tiny (1-2 contacts, 2-4 unknowns), dense and without
+allocation: what the sliding box and a resting or rocking body solve at every step.
+
+The general path (stepper.solve_contact_problem) builds W = H M⁻¹Hᵀ in compressed sparse rows, its
+transpose and NSGS's work arrays: some twenty small allocations, most of a 2-contact step's cost. Here
+X = M⁻¹Hᵀ and W are dense in the preallocated scratch of Data (tp_*), and NSGS runs on the dense W with
+the general path's arithmetic, sum for sum (delassus_csr's order, nsgs_fc2d_csr's sweeps, incremental
+updates and stopping tests): the same iterates, so the same answer. Only for constant M⁻¹ (by tree, the
+delassus_csr case); any other case, a failure or a non-finite input goes the general way.
+"""
+import numpy as np
+from numba import njit
+
+from .codes import BAD_INPUT, ITERATION_CAP, SOLVED
+from .solvers.nsgs import _contact_errors, _local_solve
+
+TINY_CONTACTS = 2  # contacts in a problem solved here (Data.tp_* are sized for it)
+
+
+@njit(cache=True)
+def delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W):
+    """X[:, :k] = M⁻¹Hᵀ and W[:k, :k] = H X for the k sparse rows H (rcols, rvals, rnnz) and M⁻¹ in
+    compressed sparse rows: every entry the sum delassus_csr makes, in its order (the entries it
+    does not store are zeros here)."""
+    n = X.shape[0]
+    for s in range(k):
+        for i in range(n):
+            X[i, s] = 0.0
+        for kk in range(rnnz[s]):
+            j = rcols[s, kk]
+            hj = rvals[s, kk]
+            for t in range(mptr[j], mptr[j + 1]):
+                X[mcol[t], s] += mval[t] * hj
+    for r in range(k):
+        for s in range(k):
+            w = 0.0
+            for kk in range(rnnz[r]):
+                w += rvals[r, kk] * X[rcols[r, kk], s]
+            W[r, s] = w
+
+
+@njit(cache=True)
+def _matvec_plus(W, x, q, k, out):
+    """out = q + W x (q first, then the columns in ascending order, as csr_matvec_plus)."""
+    for i in range(k):
+        s = q[i]
+        for j in range(k):
+            s += W[i, j] * x[j]
+        out[i] = s
+
+
+@njit(cache=True)
+def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
+    """nsgs_fc2d_csr on a dense W of 2 nc rows [N1, T1, N2, T2], r warm start in and solution out, u
+    scratch. Returns (status, iterations, error) as nsgs_fc2d_csr (BAD_INPUT for a non-finite q)."""
+    m = 2 * nc
+    for i in range(m):
+        if not np.isfinite(q[i]):
+            return BAD_INPUT, 0, np.inf
+    if nc == 0:
+        return SOLVED, 0, 0.0
+    qn = 0.0
+    dmax = 0.0
+    for i in range(m):
+        qn = max(qn, abs(q[i]))
+        dmax = max(dmax, W[i, i])
+    norm = max(1.0, qn)
+    for c in range(nc):
+        if not (W[2 * c, 2 * c] > 1e-14 * dmax):  # it acts on nothing (as nsgs_fc2d_csr's skip)
+            r[2 * c] = 0.0
+            r[2 * c + 1] = 0.0
+        elif r[2 * c] < 0.0:
+            r[2 * c] = 0.0
+    _matvec_plus(W, r, q, m, u)
+    err = _contact_errors(u, r, mu, nc) / norm
+    if err <= tol:
+        return SOLVED, 0, err
+    it = 0
+    while it < max_iter:
+        it += 1
+        for c in range(nc):
+            iN = 2 * c
+            iT = iN + 1
+            a, b, bp, dd = W[iN, iN], W[iN, iT], W[iT, iN], W[iT, iT]
+            if not (a > 1e-14 * dmax):
+                continue
+            rN = r[iN]
+            rT = r[iT]
+            qN = u[iN] - a * rN - b * rT
+            qT = u[iT] - bp * rN - dd * rT
+            nN, nT = _local_solve(a, b, bp, dd, qN, qT, mu[c], mu[c] <= 0.0)
+            dN = nN - rN
+            dT = nT - rT
+            if dN != 0.0 or dT != 0.0:
+                r[iN] = nN
+                r[iT] = nT
+                for i in range(m):
+                    u[i] += W[i, iN] * dN + W[i, iT] * dT
+        err = _contact_errors(u, r, mu, nc) / norm
+        if err <= tol:
+            _matvec_plus(W, r, q, m, u)  # drop the drift of the incremental update
+            err = _contact_errors(u, r, mu, nc) / norm
+            if err <= tol:
+                return SOLVED, it, err
+    _matvec_plus(W, r, q, m, u)
+    err = _contact_errors(u, r, mu, nc) / norm
+    return (SOLVED if err <= tol else ITERATION_CAP), it, err

@@ -1,0 +1,163 @@
+"""The dense path of tiny friction-contact problems (tiny_problem.py, 1-2 contacts) against the general
+sparse path (delassus_csr + nsgs_fc2d_csr), on random problems and on the sliding box's own rows, and
+its answers checked against the Coulomb-Signorini conditions directly."""
+import os
+
+import numpy as np
+import pytest
+
+from nsgui.engine import Simulator, compile_scene
+from nsgui.engine import stepper as st
+from nsgui.engine.codes import SOLVED
+from nsgui.engine.contact_rows import delassus_csr
+from nsgui.engine.solvers._linalg import csr_transpose
+from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
+from nsgui.engine.tiny_problem import delassus_dense, nsgs_dense
+from nsgui.scene import load_scene
+from tests.helpers import SCENES
+
+TOL = 1e-10
+
+
+def _minv_csr(rng, n):
+    """A random SPD M⁻¹ in CSR with a random block pattern (two trees), columns ascending."""
+    split = rng.integers(1, n) if n > 1 else 1
+    Minv = np.zeros((n, n))
+    for lo, hi in ((0, split), (split, n)):
+        if hi > lo:
+            A = rng.normal(size=(hi - lo, hi - lo))
+            Minv[lo:hi, lo:hi] = A @ A.T + 0.5 * np.eye(hi - lo)
+    ptr, col, val = [0], [], []
+    for i in range(n):
+        nz = np.nonzero(Minv[i])[0]
+        col += list(nz)
+        val += list(Minv[i, nz])
+        ptr.append(len(col))
+    return np.array(ptr, np.int64), np.array(col, np.int64), np.array(val), Minv
+
+
+def _random_problem(rng, nc, n, width=3):
+    k = 2 * nc
+    rcols = np.zeros((4, width), np.int64)
+    rvals = np.zeros((4, width))
+    rnnz = np.zeros(4, np.int64)
+    for c in range(nc):
+        cols = np.sort(rng.choice(n, size=min(width, n), replace=False))
+        for row in (2 * c, 2 * c + 1):
+            rnnz[row] = len(cols)
+            rcols[row, :len(cols)] = cols
+            rvals[row, :len(cols)] = rng.normal(size=len(cols))
+    q = rng.normal(size=4) * 2.0
+    q[:k:2] -= 1.0  # mostly approaching: contacts pushed
+    mu = rng.uniform(0.0, 1.0, size=2)
+    r0 = np.where(rng.random(4) < 0.5, rng.uniform(0.0, 1.0, size=4), 0.0)
+    return rcols, rvals, rnnz, q, mu, r0
+
+
+def _general(rcols, rvals, rnnz, k, mptr, mcol, mval, n, q, mu, r0):
+    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols[:k].copy(), rvals[:k].copy(), rnnz[:k].copy(),
+                                                      mptr, mcol, mval, n)
+    tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)
+    r, status, it, err = nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, q[:k].copy(), mu, r0[:k].copy(),
+                                       TOL, 1000)
+    return r, status, it, err
+
+
+def _dense(rcols, rvals, rnnz, k, mptr, mcol, mval, n, q, mu, r0):
+    X = np.zeros((n, 4))
+    W = np.zeros((4, 4))
+    delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
+    r = r0.copy()
+    u = np.zeros(4)
+    status, it, err = nsgs_dense(W, q, mu, r, k // 2, TOL, 1000, u)
+    return r[:k], status, it, err, W[:k, :k], X[:, :k]
+
+
+def _assert_coulomb(W, q, mu, r, tol):
+    """0 <= uN ⊥ rN >= 0, |rT| <= mu rN, and sliding opposes the slip: checked on u = W r + q."""
+    u = W @ r + q
+    scale = max(1.0, np.abs(q).max())
+    for c in range(len(r) // 2):
+        rN, rT, uN, uT = r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1]
+        assert rN >= -tol * scale and uN >= -tol * scale
+        assert abs(rN * uN) <= tol * scale * max(1.0, abs(rN), abs(uN))
+        assert abs(rT) <= mu[c] * rN + tol * scale
+        if abs(uT) > 1e-7 * scale:  # slipping: the friction at its bound, against the slip
+            assert rT == pytest.approx(-np.sign(uT) * mu[c] * rN, abs=1e-7 * scale)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_dense_tiny_problem_is_the_general_paths_answer(seed):
+    rng = np.random.default_rng(seed)
+    nc = 1 + seed % 2
+    n = int(rng.integers(2, 7))
+    mptr, mcol, mval, Minv = _minv_csr(rng, n)
+    rcols, rvals, rnnz, q, mu, r0 = _random_problem(rng, nc, n)
+    k = 2 * nc
+    rg, sg, itg, errg = _general(rcols, rvals, rnnz, k, mptr, mcol, mval, n, q, mu[:nc], r0)
+    rd, sd, itd, errd, W, X = _dense(rcols, rvals, rnnz, k, mptr, mcol, mval, n, q, mu[:nc], r0)
+    H = np.zeros((k, n))
+    for row in range(k):
+        H[row, rcols[row, :rnnz[row]]] = rvals[row, :rnnz[row]]
+    np.testing.assert_allclose(X, Minv @ H.T, rtol=1e-12, atol=1e-12)   # the Delassus terms themselves
+    np.testing.assert_allclose(W, H @ Minv @ H.T, rtol=1e-12, atol=1e-12)
+    assert sd == sg
+    np.testing.assert_allclose(rd, rg, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(q).max()))
+    if sd == SOLVED:
+        _assert_coulomb(H @ Minv @ H.T, q[:k], mu[:nc], rd, 1e-8)
+
+
+def test_non_finite_right_hand_side_is_left_to_the_general_path():
+    W = np.eye(4)
+    q = np.array([-1.0, np.nan, 0.0, 0.0])
+    r = np.zeros(4)
+    status, _it, err = nsgs_dense(W, q, np.array([0.3, 0.3]), r, 2, TOL, 100, np.zeros(4))
+    assert status != SOLVED and not np.isfinite(err)
+
+
+def test_sliding_box_rows_give_the_general_paths_step():
+    """The sliding box (two corners pushed, sliding then sticking): at each of a run's states the
+    tiny path and the general path give the same new velocity and percussions, and the run's
+    percussions satisfy Coulomb's law (sliding: |λT| = μ λN against the motion)."""
+    model = compile_scene(load_scene(os.path.join(SCENES, "sliding_box.json")))
+    sim = Simulator(model)
+    m, d = sim._args
+    dat, ma = sim._data, model.arrays  # Python reads the named tuples (the structs' own arrays)
+    checked = 0
+    for _ in range(60):
+        sim.run(20, False)
+        st.free_velocity(m, d)
+        nact, fric = st.activate_contacts(m, d)
+        if nact == 0:
+            continue
+        assert fric and nact <= 2
+        dat.v_new[:] = dat.vfree  # what solve_contact_problem does before its tiny path
+        assert st._solve_tiny(m, d, nact)
+        v_tiny, lamN_tiny, lamT_tiny = dat.v_new.copy(), dat.lamN_new.copy(), dat.lamT_new.copy()
+        k = 2 * nact
+        width = max(ma.ccols.shape[1], 1)
+        rcols, rvals, rnnz = np.zeros((k, width), np.int64), np.zeros((k, width)), np.zeros(k, np.int64)
+        qd, mu, r0, on = np.zeros(k), np.zeros(nact), np.zeros(k), np.zeros(k, np.bool_)
+        st._problem_rows(m, d, nact, True, rcols, rvals, rnnz, qd, mu, r0, on)
+        n = dat.v.shape[0]
+        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
+        tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)
+        lam, status, _it, _err = nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0,
+                                               model.scene.settings.tolerance, 1000)
+        assert status == SOLVED
+        v_gen = dat.vfree.copy()
+        for i in range(n):
+            for t in range(xptr[i], xptr[i + 1]):
+                v_gen[i] += xval[t] * lam[xcol[t]]
+        act = dat.act[:nact]
+        # (the same sums today: equal bit for bit; required: to the solver's tolerance)
+        np.testing.assert_allclose(lamN_tiny[act], lam[0::2], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(lamT_tiny[act], lam[1::2], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(v_tiny, v_gen, rtol=0, atol=1e-9)
+        if lamN_tiny[act].sum() > 0:
+            checked += 1
+            Wd = np.zeros((k, k))
+            for i in range(k):
+                Wd[i, wcol[wptr[i]:wptr[i + 1]]] = wval[wptr[i]:wptr[i + 1]]
+            _assert_coulomb(Wd, qd, mu, lam, 1e-8)
+    assert checked >= 10
