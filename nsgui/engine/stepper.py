@@ -43,6 +43,7 @@ from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
 from .evaluation import evaluate, force_jacobians, kinetic_energy
+from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions
 from .solvers import lemke, lemke_fc2d
@@ -183,6 +184,8 @@ def free_velocity(m, d):
     if m.isets[IS_CONST_F] != 0:
         C[:, :] = 0.0
         K[:, :] = 0.0
+    elif analytic_jacobians_apply(m):
+        revolute_force_jacobians(m, d)
     else:
         force_jacobians(m, d)
     if implicit:
