@@ -626,47 +626,52 @@ class Simulator:
         S = np.empty((len(rows) + 1, m.ncontacts))
         S[0] = prev_status
         S[1:] = rows[:, self._status_cols] if sel is None else rows[:, -m.ncontacts:]
-        full = (lambda row: row) if sel is None else sel.full_row
         mask = S[1:] != S[:-1]
         mask |= S[1:] == codes.IMPACT
         if not mask.any():  # the usual case: cheap, as the batch path calls this for short runs too
             return
-        t = rows[:, 0]
-        changed = np.nonzero(mask)
-        impacts = []
-        for k, c in zip(*changed):
-            s = int(S[k + 1, c])
-            if s == codes.OPEN and S[k, c] == codes.IMPACT:
-                kind = "open"
-            else:
-                kind = STATUS_NAMES[s]
-            event = Event(float(t[k]), kind, m.contact_names[c])
+        ks, cs = np.nonzero(mask)
+        # Python numbers at once (a float(), an int() per event cost more than the events)
+        new, old, t = S[ks + 1, cs].tolist(), S[ks, cs].tolist(), rows[ks, 0].tolist()
+        names, events = m.contact_names, self._events
+        hit = []
+        for i, c in enumerate(cs.tolist()):
+            s = new[i]
+            kind = "open" if s == codes.OPEN and old[i] == codes.IMPACT else STATUS_NAMES[int(s)]
+            events.append(Event(t[i], kind, names[c]))
             if s == codes.IMPACT:
-                impacts.append((event, c, full(rows[k - 1]) if k else prev_row, full(rows[k])))
-            self._events.append(event)
-        if impacts:
-            self._describe_impacts(impacts)
-        if len(self._events) > 200000:  # bounded: the oldest are the least useful in a live view
-            del self._events[:100000]
+                hit.append(i)
+        if hit:
+            self._describe_impacts(rows, prev_row, sel, ks[hit], cs[hit], events[len(events) - len(ks):])
+        if len(events) > 200000:  # bounded: the oldest are the least useful in a live view
+            del events[:100000]
             self._events_dropped += 100000
 
-    def _describe_impacts(self, impacts):
-        """Each impact step's (event, contact, row before, row after): its normal velocities before
-        and after (contact rows at the start of the step, as the scheme takes them), its percussion
-        and the energy its percussion took (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½).
-        The normal rows are Model.contact_jacobians(q)[0][c], all in one kernel call."""
-        lay, n = self._layout, self.model.nq
+    def _describe_impacts(self, rows, prev_row, sel, ks, cs, events):
+        """The impact steps ks (rows of one kernel call; contacts cs, events among `events`, in
+        order): each one's normal velocities before and after (contact rows at the start of the
+        step, as the scheme takes them), its percussion and the energy its percussion took
+        (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½). The normal rows are
+        Model.contact_jacobians(q)[0][c], all in one kernel call. Rows of a selection hold the
+        full row's first columns (t, q, v, ...), then the pn and status columns."""
+        lay, n, nc = self._layout, self.model.nq, self.model.ncontacts
         if self._impact_kin is None:
             self._impact_kin = to_struct(Kinematics.zeros(self.model.nbodies, n))
-        cs = np.array([c for _e, c, _b, _a in impacts], np.int64)
-        Q = np.array([before[lay.q:lay.q + n] for _e, _c, before, _a in impacts])
-        H = np.empty((len(impacts), n))
-        normal_rows(self.model.struct, self._impact_kin, cs, Q, H)
-        for (event, c, before, after), row in zip(impacts, H):
-            event.un_pre = float(row @ before[lay.v:lay.v + n])
-            event.un_post = float(row @ after[lay.v:lay.v + n])
-            event.percussion = float(after[lay.contact_column(c, "pn")])
-            event.energy_lost = -event.percussion * (event.un_post + event.un_pre) / 2
+        pn = lay.contact_columns("pn") if sel is None else len(sel.ecols) - 2 * nc + np.arange(nc)
+        before = rows[np.maximum(ks - 1, 0)]
+        if ks[0] == 0:  # the call's first step: the state before it (a full row; t, q, v come first
+            before[0, :lay.v + n] = prev_row[:lay.v + n]  # in a selection's rows too)
+        Q = np.ascontiguousarray(before[:, lay.q:lay.q + n])
+        H = np.empty((len(ks), n))
+        normal_rows(self.model.struct, self._impact_kin, np.ascontiguousarray(cs, np.int64), Q, H)
+        pre = (H * before[:, lay.v:lay.v + n]).sum(axis=1)
+        post = (H * rows[ks, lay.v:lay.v + n]).sum(axis=1)
+        P = rows[ks, pn[cs]]
+        lost = -P * (post + pre) / 2
+        impacts = iter(zip(pre.tolist(), post.tolist(), P.tolist(), lost.tolist()))
+        for event in events:
+            if event.kind == "impact":
+                event.un_pre, event.un_post, event.percussion, event.energy_lost = next(impacts)
 
     def pop_events(self):
         ev, self._events = self._events, []
