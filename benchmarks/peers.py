@@ -68,9 +68,11 @@ PEERS = ("pymunk", "box2d", "mujoco")
 PACKAGES = ("pymunk", "box2d", "mujoco", "numpy")
 DEFAULT_VENV = os.path.join(HERE, ".peers-venv")
 BEADS = (10, 50, 100, 200, 500, 1000)
-CASES = ("ball", "sliding_box", "double_pendulum", *(f"bead_column_{n}" for n in BEADS), "box_pyramid", "disk_pile")
+PYRAMID_ROWS = {"box_pyramid_55": 10}   # generated pyramids (make_heaps.box_pyramid(rows)): 55 boxes
+CASES = ("ball", "sliding_box", "double_pendulum", *(f"bead_column_{n}" for n in BEADS), "box_pyramid",
+         *PYRAMID_ROWS, "disk_pile")
 EXAMPLE_OF = {"ball": "bouncing_ball", "sliding_box": "sliding_box", "double_pendulum": "double_pendulum_wall"}
-AT_REST = ("sliding_box", "box_pyramid", "disk_pile")    # and the bead columns: heaps whose creep is read
+AT_REST = ("sliding_box", "box_pyramid", *PYRAMID_ROWS, "disk_pile")   # and the bead columns: heaps whose creep is read
 POINT_R = 1e-3       # the peers' disk for a point shape (the obstacles it touches move back by as much)
 MUJOCO_DEPTH = 0.2   # MuJoCo boxes are 3-D
 WARMUP_STEPS = 500   # nsgui: steps run once per case before the timed rounds
@@ -87,8 +89,11 @@ def scene_of(case):
     if case.startswith("bead_column_"):
         make = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_bead_columns.py"))
         return make["bead_column"](int(case.rsplit("_", 1)[1]))
+    heaps = os.path.join(ROOT, "resources", "scenes", "make_heaps.py")
+    if case in PYRAMID_ROWS:
+        return runpy.run_path(heaps)["box_pyramid"](PYRAMID_ROWS[case])
     if case == "disk_pile" and not os.path.exists(os.path.join(ROOT, "resources", "scenes", "disk_pile.json")):
-        return runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))["disk_pile"]()
+        return runpy.run_path(heaps)["disk_pile"]()
     return load_scene(example_path(EXAMPLE_OF.get(case, case)))
 
 
@@ -144,7 +149,7 @@ def spec_of(case, scene, model):
     if column:
         r = bodies[0]["r"]
         top = [len(bodies) - 1, r + 2 * r * (len(bodies) - 1)]
-    elif case == "box_pyramid":
+    elif case == "box_pyramid" or case in PYRAMID_ROWS:
         hi = max(range(len(bodies)), key=lambda k: bodies[k]["y"])
         rows = round((bodies[hi]["y"] - bodies[0]["y"]) / bodies[0]["h"])   # rows - 1 (they start DROP apart)
         top = [hi, bodies[0]["h"] / 2 + rows * bodies[0]["h"]]

@@ -48,7 +48,7 @@ from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr
-from .solvers.nsgs import nsgs_fc2d_csr
+from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr
 from .solvers.pgs import pgs_lcp_csr
 from .tiny_problem import TINY_CONTACTS, delassus_dense, nsgs_dense
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
@@ -317,7 +317,7 @@ def solve_contact_problem(m, d, nact, fric):
         if not np.isfinite(lam[i]):
             bad = True
     if st != SOLVED:
-        if solver == SOLVER_NSGS or (fric and solver == SOLVER_AUTO):
+        if solver == SOLVER_NSGS or fric:  # (every friction problem ends in NSGS)
             stats[ST_WARNINGS] += 1
             if err > 1e-4 or bad:
                 return SOLVER_FAILED, _worst(act, nact, fric, wptr, wcol, wval, qd, lam)
@@ -723,8 +723,19 @@ def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
         Wd = csr_to_dense(wptr, wcol, wval, k)
         if fric:
             r, st, it = lemke_fc2d(Wd, qd, mu, 100 * m + 100)
-        else:
-            r, st, it = lemke(Wd, qd, 50 * m + 100)
+            err = fc2d_error_csr(wptr, wcol, wval, qd, mu, r)
+            if st == SOLVED and err <= tol:
+                return r, st, it, 0.0
+            # Lemke's tableau loses a rank-deficient W (hyperstatic contacts: a box's two corners on
+            # another box, a pyramid) to round-off: it stops on a ray near the answer, or ends on a basis
+            # that does not solve the problem (errors of 0.5 on the pyramid). NSGS finishes from there or
+            # from the warm start, whichever is closer, and its answer is judged as NSGS's are.
+            if fc2d_error_csr(wptr, wcol, wval, qd, mu, r0) < err:
+                r = r0
+            tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)
+            r, st, it2, err = nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r, tol, maxit)
+            return r, st, it + it2, err
+        r, st, it = lemke(Wd, qd, 50 * m + 100)
         return r, st, it, 0.0
     if fric or solver == SOLVER_NSGS:
         tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)  # the columns, for the sweeps' updates

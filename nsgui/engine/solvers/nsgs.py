@@ -10,7 +10,7 @@ incrementally (O(neighbours) per contact) and recomputed exactly before converge
 import numpy as np
 import numba
 
-from ._linalg import bad_input, csr_bad_input, csr_entry, csr_from_dense, csr_matvec_plus, csr_transpose
+from ._linalg import bad_input, csr_bad_input, csr_from_dense, csr_matvec_plus, csr_transpose
 from .residuals import fc2d_contact_residual
 from ..codes import BAD_INPUT, ITERATION_CAP, SOLVED
 
@@ -85,6 +85,34 @@ def _add_columns(tptr, tcol, tval, iN, dN, dT, u):
 
 
 @numba.njit(cache=True)
+def _diagonal_blocks(ptr, col, val, nc):
+    """Each contact's 2x2 block [[a, b], [bp, d]] of W (rows 2c, 2c + 1), in one pass over those rows
+    (0.0 + entry, as csr_entry sums it; a missing entry is 0)."""
+    blk = np.zeros((nc, 4))
+    for c in range(nc):
+        for side in range(2):
+            i = 2 * c + side
+            for p in range(ptr[i], ptr[i + 1]):
+                j = col[p] - 2 * c
+                if j == 0 or j == 1:
+                    blk[c, 2 * side + j] = 0.0 + val[p]
+    return blk
+
+
+@numba.njit(cache=True)
+def fc2d_error_csr(ptr, col, val, q, mu, r):
+    """NSGS's error of r for u = W r + q (W in compressed sparse rows): the largest per-contact
+    natural-map residual over max(1, ||q||inf)."""
+    m = q.shape[0]
+    u = np.empty(m)
+    csr_matvec_plus(ptr, col, val, r, q, u)
+    qn = 0.0
+    for i in range(m):
+        qn = max(qn, abs(q[i]))
+    return _contact_errors(u, r, mu, m // 2) / max(1.0, qn)
+
+
+@numba.njit(cache=True)
 def nsgs_fc2d(W, q, mu, r0, tol, max_iter):
     """nsgs_fc2d_csr for a dense W (same iterates: the sums skip only exact zeros)."""
     m = q.shape[0]
@@ -119,12 +147,7 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
         return r, SOLVED, 0, 0.0
     for i in range(2 * nc):
         r[i] = r0[i]
-    # each contact's 2x2 block [[a, b], [bp, d]]
-    blk = np.empty((nc, 4))
-    for c in range(nc):
-        iN, iT = 2 * c, 2 * c + 1
-        blk[c, 0], blk[c, 1] = csr_entry(ptr, col, val, iN, iN), csr_entry(ptr, col, val, iN, iT)
-        blk[c, 2], blk[c, 3] = csr_entry(ptr, col, val, iT, iN), csr_entry(ptr, col, val, iT, iT)
+    blk = _diagonal_blocks(ptr, col, val, nc)
     qn = 0.0
     dmax = 0.0
     for i in range(2 * nc):
