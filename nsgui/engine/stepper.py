@@ -48,6 +48,7 @@ from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr
+from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr
 from .solvers.pgs import pgs_lcp_csr
 from .tiny_problem import TINY_CONTACTS, delassus_dense, nsgs_dense
@@ -739,6 +740,8 @@ def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
         return r, st, it, 0.0
     if fric or solver == SOLVER_NSGS:
         tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)  # the columns, for the sweeps' updates
+        if fric and solver == SOLVER_AUTO:  # NSGS, and Lemke where it stalls (hyperstatic piles)
+            return fc2d_auto_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
         if fric:
             return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
         return pgs_lcp_csr(wptr, wcol, wval, tptr, tcol, tval, qd, r0, tol, maxit)

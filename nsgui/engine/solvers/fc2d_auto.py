@@ -1,0 +1,40 @@
+"""The `auto` solver of the 2-D friction-contact problem: NSGS, and Lemke on the LCP reformulation when
+NSGS misses the tolerance.
+
+Why: in a hyperstatic packing (a pile of disks on a hexagonal lattice: more contact rows than the bodies'
+coordinates can separate, W singular) the percussions are not unique and W is ill-conditioned on its
+range; NSGS then stalls between 1e-8 and 1e-4 (a 200-disk pile: W 332 × 332 of rank 264). A proximal
+regularization (W + ρI) or a semismooth Newton step on the Alart–Curnier function did not get there
+either (docs/benchmarks.md, issue 13): the statuses of a stalled NSGS iterate are those of no solution,
+and the status equations leave the redundant contacts' forces free, so their sign and cone conditions
+are not met. Complementary pivoting handles both: Lemke ends on a solution, a vertex of the solution set.
+
+Problems NSGS solves are untouched: the same iterates, the same answer. Lemke's tableau is dense
+(O(k²) per pivot), so the fallback is for the steps NSGS cannot do, not for speed.
+"""
+import numba
+
+from ._linalg import csr_to_dense
+from .lemke_fc2d import lemke_fc2d
+from .nsgs import fc2d_error_csr, nsgs_fc2d_csr
+from ..codes import ITERATION_CAP, SOLVED
+
+
+@numba.njit(cache=True)
+def fc2d_auto_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
+    """nsgs_fc2d_csr (same arguments and returns); when it ends above tol, Lemke on the LCP reformulation,
+    whose answer is taken if it meets tol (status SOLVED, iterations = sweeps + pivots). Otherwise the
+    better of the two answers with status ITERATION_CAP (or NSGS's own status: bad input)."""
+    r, st, it, err = nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter)
+    if st != ITERATION_CAP:
+        return r, st, it, err
+    nc = q.shape[0] // 2
+    rl, stl, piv = lemke_fc2d(csr_to_dense(ptr, col, val, q.shape[0]), q, mu, 100 * nc + 100)
+    if stl != SOLVED:
+        return r, st, it, err
+    errl = fc2d_error_csr(ptr, col, val, q, mu, rl)
+    if errl <= tol:
+        return rl, SOLVED, it + piv, errl
+    if errl < err:
+        return rl, ITERATION_CAP, it + piv, errl
+    return r, st, it, err
