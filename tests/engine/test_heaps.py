@@ -35,6 +35,14 @@ def pile():
     return scene, Run(scene, duration=DURATION)
 
 
+@pytest.fixture(scope="module")
+def hyperstatic_pile():
+    """32 disks: NSGS alone stalls above 1e-4 while the rows land (t = 0.097 s); the auto solver's Lemke
+    fallback solves those steps (solvers/fc2d_auto.py)."""
+    scene = HEAPS["disk_pile"](7, 5)
+    return scene, Run(scene, duration=DURATION)
+
+
 def _assert_at_rest(scene, run):
     rest = slice(round(SETTLE / run.h), None)
     weight = sum(b.mass for b in scene.bodies) * G
@@ -83,3 +91,18 @@ def test_disk_pile_lists_every_pair_that_touches(pile):
         for wall, gap in (("ground", xy[:, k, 1]), ("left", xy[:, k, 0] + half), ("right", half - xy[:, k, 0])):
             if (b.name, wall) not in walls:
                 assert gap.min() > r + 0.05, (b.name, wall)
+
+
+def test_hyperstatic_disk_pile_settles_and_stays(hyperstatic_pile):
+    scene, run = hyperstatic_pile
+    assert len(scene.bodies) == 32
+    _assert_at_rest(scene, run)
+    # hyperstatic at rest: the loaded contacts' rows of W = H M^-1 H^T are dependent (forces not unique)
+    q = run.Q[-1]
+    HN, HT = run.model.contact_jacobians(q)
+    loaded = run.pn[-1] > 0.0
+    friction = {c.name: c.friction for c in scene.contacts}
+    mu = np.array([friction[_owner(name)] for name in run.names])
+    H = np.vstack([HN[loaded], HT[loaded & (mu > 0.0)]])
+    W = H @ np.linalg.solve(run.model.mass_matrix(q), H.T)
+    assert np.linalg.matrix_rank(W) < W.shape[0]
