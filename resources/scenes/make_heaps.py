@@ -1,11 +1,12 @@
-"""Write box_pyramid.json (a pyramid of boxes with friction); make piles of disks in a box.
+"""Write box_pyramid.json (a pyramid of boxes with friction) and disk_pile.json (45 disks in a box, friction).
 
 Run from the repository root: `.venv/bin/python resources/scenes/make_heaps.py`.
 `box_pyramid(rows)` and `disk_pile(rows, per_row)` also make other sizes (the tests run small ones,
-benchmarks/peers.py the example file and the 200-disk pile). The 200-disk pile is not an example yet:
-nsgui's friction solver (NSGS) stops at its iteration cap with an error above 1e-4 on it while the
-rows land (t = 0.03-0.22 s, also with 10 rows of 20, 5 of 40, no drop, or polydisperse radii; the
-14-disk pile of the tests runs). Scenes list their contact pairs explicitly (nsgui has no
+benchmarks/peers.py the example files, a 55-box pyramid and the 200-disk pile `disk_pile()`). The piles
+are hyperstatic (more contact rows than the disks' coordinates can separate): NSGS alone stalls on
+their landing steps, and the `auto` solver finishes those with Lemke (solvers/fc2d_auto.py). That costs
+O(contacts²) a pivot: the example is 45 disks (about 10 s of CPU to land, then 0.1 ms a step at rest);
+the 200-disk pile takes about 1.7 s a landing step. Scenes list their contact pairs explicitly (nsgui has no
 broad phase), so both heaps start close to where they settle and list every pair that can touch:
 - the pyramid: each box with the two it stands on, and with its row neighbours (1 cm apart);
 - the pile: disks on a hexagonal lattice, each row 1 cm above its rest height; every pair closer than
@@ -32,6 +33,7 @@ BOX, BOX_MASS, BOX_GAP, BOX_MU = 0.2, 1.0, 0.01, 0.5
 PYRAMID_ROWS = 5                    # 15 boxes
 # pile: disks of radius R on a hexagonal lattice, in a box of inner width 2 R PER_ROW + PLAY
 R, DISK_MASS, DISK_MU, PER_ROW, PILE_ROWS, PLAY = 0.1, 1.0, 0.3, 10, 21, 0.01   # 11 x 10 + 10 x 9 = 200
+EXAMPLE_PILE = (10, 5)              # disk_pile.json: 10 rows of 5 and 4 disks
 NEIGHBOUR = 2.5                     # pairs closer than NEIGHBOUR * R (centres) at the start are listed
 
 
@@ -149,7 +151,7 @@ def disk_pile(rows: int = PILE_ROWS, per_row: int = PER_ROW) -> Scene:
 
 
 def main() -> None:
-    for name, scene in (("box_pyramid", box_pyramid()),):
+    for name, scene in (("box_pyramid", box_pyramid()), ("disk_pile", disk_pile(*EXAMPLE_PILE))):
         problems = validate_scene(scene)
         if problems:
             raise SystemExit("\n".join(map(str, problems)))

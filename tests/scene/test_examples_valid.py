@@ -15,7 +15,7 @@ SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
 EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped", "biped_point_feet", "biped_standing",
             "bouncing_ball",
             "box_pyramid",
-            "compass_gait", "default",
+            "compass_gait", "default", "disk_pile",
             "double_pendulum_wall", "falling_rod", "four_bar", "manipulator_on_surface", "newtons_cradle",
             "rimless_wheel", "rocking_block", "slider_crank",
             "sliding_block",
@@ -213,6 +213,11 @@ def test_heaps_are_what_the_generator_writes():
     assert scene_to_dict(heaps["box_pyramid"]()) == scene_to_dict(pyramid)
     assert len(pyramid.bodies) == 15
     assert {c.friction for c in pyramid.contacts} == {0.5}
+    pile = load("disk_pile")
+    assert scene_to_dict(heaps["disk_pile"](*heaps["EXAMPLE_PILE"])) == scene_to_dict(pile)
+    assert len(pile.bodies) == 45
+    assert {c.friction for c in pile.contacts if c.b.body or c.b.obstacle == "ground"} == {0.3}
+    assert {c.friction for c in pile.contacts if c.b.obstacle in ("left", "right")} == {0.0}
 
 
 def test_rocking_block():
