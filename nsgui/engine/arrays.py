@@ -31,11 +31,12 @@ class Kinematics(NamedTuple):
     acc: np.ndarray   # (nb, 2) origin bias acceleration
     Jp: np.ndarray    # (nb, 2, nq) origin Jacobian (only the columns on the body's path are written)
     Ja: np.ndarray    # (nb, nq) angular Jacobian
+    cs: np.ndarray    # (nb, 2) cos and sin of ang (each computed once per evaluation)
 
     @classmethod
     def zeros(cls, nb, n):
         return cls(np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)),
-                   np.zeros((nb, 2, n)), np.zeros((nb, n)))
+                   np.zeros((nb, 2, n)), np.zeros((nb, n)), np.zeros((nb, 2)))
 
 
 class ModelArrays(NamedTuple):
@@ -147,14 +148,16 @@ class Data(NamedTuple):
     lrows_n: np.ndarray
     lX: np.ndarray           # (nq, rows) Ŵ⁻¹H_bᵀ of the step
     lWinv: np.ndarray        # (rows, rows) (H_b Ŵ⁻¹H_bᵀ)⁻¹ of the step
-    # ---- scratch of the tiny friction problems (tiny_problem.py: up to TINY_CONTACTS contacts)
+    # ---- scratch of the tiny step problems (tiny_problem.py: up to TINY_CONTACTS contacts)
     tp_cols: np.ndarray      # (2 TINY_CONTACTS, width) their sparse rows (columns, values, counts)
     tp_vals: np.ndarray
     tp_nnz: np.ndarray
-    tp_on: np.ndarray        # (unused by NSGS: the rows' fill writes it)
-    tp_vec: np.ndarray       # (4, 2 TINY_CONTACTS) rows q, r0, r, u of the problem
+    tp_idx: np.ndarray       # (2 TINY_CONTACTS,) the LCP's free indices
+    tp_flags: np.ndarray     # (3, 2 TINY_CONTACTS) bool: first active set, active set, dropped rows
+    tp_vec: np.ndarray       # (5, 2 TINY_CONTACTS) rows q, r0, r, u, a right-hand side
     tp_mu: np.ndarray        # (TINY_CONTACTS,)
     tp_W: np.ndarray         # (2 TINY_CONTACTS, 2 TINY_CONTACTS) dense Delassus matrix
+    tp_L: np.ndarray         # ... a principal submatrix's factors (the LCP)
     tp_X: np.ndarray         # (nq, 2 TINY_CONTACTS) M⁻¹Hᵀ
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
@@ -187,8 +190,9 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
         lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
         tp_cols=z((2 * TINY_CONTACTS, width), np.int64), tp_vals=z((2 * TINY_CONTACTS, width)),
-        tp_nnz=z(2 * TINY_CONTACTS, np.int64), tp_on=z(2 * TINY_CONTACTS, np.bool_),
-        tp_vec=z((4, 2 * TINY_CONTACTS)), tp_mu=z(TINY_CONTACTS), tp_W=z((2 * TINY_CONTACTS, 2 * TINY_CONTACTS)),
+        tp_nnz=z(2 * TINY_CONTACTS, np.int64), tp_idx=z(2 * TINY_CONTACTS, np.int64),
+        tp_flags=z((3, 2 * TINY_CONTACTS), np.bool_), tp_vec=z((5, 2 * TINY_CONTACTS)), tp_mu=z(TINY_CONTACTS),
+        tp_W=z((2 * TINY_CONTACTS, 2 * TINY_CONTACTS)), tp_L=z((2 * TINY_CONTACTS, 2 * TINY_CONTACTS)),
         tp_X=z((n, 2 * TINY_CONTACTS)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),

@@ -23,7 +23,7 @@ from .codes import (BF_ACX, BF_ACY, BF_ANGLE, BF_APX, BF_APY, BF_AXX, BF_AXY, BF
 def body_kinematics(m, q, v, kin):
     """Frame poses, velocities, bias accelerations and Jacobians of every body at (q, v), into kin."""
     bi, bf, order, path, plen = m.bi, m.bf, m.order, m.path, m.plen
-    pos, ang, vel, omg, acc, Jp, Ja = kin.pos, kin.ang, kin.vel, kin.omg, kin.acc, kin.Jp, kin.Ja
+    pos, ang, vel, omg, acc, Jp, Ja, cs = kin.pos, kin.ang, kin.vel, kin.omg, kin.acc, kin.Jp, kin.Ja, kin.cs
     for k in range(order.shape[0]):
         b = order[k]
         par = bi[b, BI_PARENT]
@@ -33,8 +33,10 @@ def body_kinematics(m, q, v, kin):
             ppx, ppy, thp = pos[par, 0], pos[par, 1], ang[par]
             vpx, vpy, wp = vel[par, 0], vel[par, 1], omg[par]
             apx, apy = acc[par, 0], acc[par, 1]
+            c, s = cs[par, 0], cs[par, 1]  # cos, sin of thp, as the parent computed them
         else:
             ppx = ppy = thp = vpx = vpy = wp = apx = apy = 0.0
+            c, s = 1.0, 0.0  # (cos and sin of 0)
         sdx = sdy = 0.0
         if jt == FREE:
             sx, sy = q[qi], q[qi + 1]
@@ -55,17 +57,17 @@ def body_kinematics(m, q, v, kin):
             sx, sy = bf[b, BF_APX], bf[b, BF_APY]
             th = thp + bf[b, BF_ANGLE]
             w = wp
-        c, s = np.cos(thp), np.sin(thp)
         rsx, rsy = c * sx - s * sy, s * sx + c * sy          # R(thp) s
         rdx, rdy = c * sdx - s * sdy, s * sdx + c * sdy      # R(thp) s'
         wx, wy = ppx + rsx, ppy + rsy
         wvx, wvy = vpx - wp * rsy + rdx, vpy + wp * rsx + rdy
         wax = apx - wp * wp * rsx - 2.0 * wp * rdy
         way = apy - wp * wp * rsy + 2.0 * wp * rdx
+        cc, sc = np.cos(th), np.sin(th)
+        cs[b, 0], cs[b, 1] = cc, sc
         if jt == FREE:
             acx = acy = 0.0
         else:
-            cc, sc = np.cos(th), np.sin(th)
             acx = cc * bf[b, BF_ACX] - sc * bf[b, BF_ACY]
             acy = sc * bf[b, BF_ACX] + cc * bf[b, BF_ACY]
         pos[b, 0], pos[b, 1] = wx - acx, wy - acy
@@ -104,7 +106,7 @@ def body_kinematics(m, q, v, kin):
 def com_terms(m, kin, M, bias, grav, want_mass):
     """M(q) (if want_mass), bias c(q, v) and gravity generalized force; returns the gravity potential."""
     bf, path, plen, gx, gy = m.bf, m.path, m.plen, m.fs[FS_GX], m.fs[FS_GY]
-    pos, ang, omg, acc, Jp, Ja = kin.pos, kin.ang, kin.omg, kin.acc, kin.Jp, kin.Ja
+    pos, omg, acc, Jp, Ja, cs = kin.pos, kin.omg, kin.acc, kin.Jp, kin.Ja, kin.cs
     nb = pos.shape[0]
     if want_mass:
         M[:, :] = 0.0
@@ -114,7 +116,7 @@ def com_terms(m, kin, M, bias, grav, want_mass):
     for b in range(nb):
         mass = bf[b, BF_MASS]
         inertia = bf[b, BF_INERTIA]
-        c, s = np.cos(ang[b]), np.sin(ang[b])
+        c, s = cs[b, 0], cs[b, 1]
         rx = c * bf[b, BF_COMX] - s * bf[b, BF_COMY]
         ry = s * bf[b, BF_COMX] + c * bf[b, BF_COMY]
         w = omg[b]

@@ -12,7 +12,6 @@ on b's chain, root first; S1_K = Σ_{i >= i_K} ω_i² s_i, S2_K = Σ_{i >= i_K} 
             = Σ_b m_b (-(p_b - w_K)·T_b + d_J·S1_K)          K below J (q_k turns p_b and s_i, i >= i_K)
 using that a turn about w_K moves x below K by perp(x - w_K), and perp(u) × z = -u·z, u × perp(z) = u·z.
 """
-import numpy as np
 from numba import njit
 
 from .codes import (BF_ACX, BF_ACY, BF_COMX, BF_COMY, BF_MASS, BI_COORD, BI_JTYPE, BI_PARENT, FIXED, FS_GX,
@@ -38,20 +37,20 @@ def revolute_force_jacobians(m, d):
     analytic_jacobians_apply holds. d.fd_kin.pos is scratch (the joint points)."""
     bi, bf, gx, gy = m.bi, m.bf, m.fs[FS_GX], m.fs[FS_GY]
     kin, K, C = d.kin, d.K, d.C
-    pos, ang, omg = kin.pos, kin.ang, kin.omg
+    pos, cs, omg = kin.pos, kin.cs, kin.omg
     wpt = d.fd_kin.pos
     K[:, :] = 0.0
     C[:, :] = 0.0
     nb = bi.shape[0]
     for b in range(nb):  # each body's joint point, in the world
-        c, s = np.cos(ang[b]), np.sin(ang[b])
+        c, s = cs[b, 0], cs[b, 1]
         wpt[b, 0] = pos[b, 0] + c * bf[b, BF_ACX] - s * bf[b, BF_ACY]
         wpt[b, 1] = pos[b, 1] + s * bf[b, BF_ACX] + c * bf[b, BF_ACY]
     for b in range(nb):
         mass = bf[b, BF_MASS]
         if mass == 0.0:
             continue
-        c, s = np.cos(ang[b]), np.sin(ang[b])
+        c, s = cs[b, 0], cs[b, 1]
         px = pos[b, 0] + c * bf[b, BF_COMX] - s * bf[b, BF_COMY]
         py = pos[b, 1] + s * bf[b, BF_COMX] + c * bf[b, BF_COMY]
         # T_b = g + Σ ω_i² s_i over the whole chain

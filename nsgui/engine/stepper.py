@@ -51,7 +51,7 @@ from .solvers.bpp import bpp_lcp_csr
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr
 from .solvers.pgs import pgs_lcp_csr
-from .tiny_problem import TINY_CONTACTS, delassus_dense, nsgs_dense
+from .tiny_problem import TINY_CONTACTS, delassus_dense, lcp_dense, nsgs_dense
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
@@ -197,9 +197,14 @@ def free_velocity(m, d):
             What[i, j] = M[i, j] - h * theta * C[i, j] - h * h * theta * theta * K[i, j]
     if not lu_factor_inplace(What, d.piv):
         return SINGULAR
-    rhs = h * (d.F + d.Qact + h * theta * (K @ v))
+    rhs, F, Qact, vfree = d.vfree, d.F, d.Qact, d.vfree  # (rhs solved in place: one temporary, K v)
+    hth = h * theta
+    Kv = K @ v  # (BLAS's sums: a loop's order moved the last bits, and hyperstatic feet amplify them)
+    for i in range(n):  # h (F + Qact + hθ K v)
+        rhs[i] = h * (F[i] + Qact[i] + hth * Kv[i])
     lu_solve_factored(What, d.piv, rhs)
-    d.vfree[:] = v + rhs
+    for i in range(n):
+        vfree[i] = v[i] + rhs[i]
     return OK
 
 
@@ -279,7 +284,8 @@ def solve_contact_problem(m, d, nact, fric):
         return OK, -1
     solver = m.isets[IS_SOLVER]
     const_minv = m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0 and m.li.shape[0] == 0
-    if fric and nact <= TINY_CONTACTS and const_minv and solver != SOLVER_LEMKE and _solve_tiny(m, d, nact):
+    if (nact <= TINY_CONTACTS and const_minv and (solver == SOLVER_AUTO or (fric and solver == SOLVER_NSGS))
+            and _solve_tiny(m, d, nact, fric)):
         return OK, -1
     act = d.act
     n = v_new.shape[0]
@@ -391,19 +397,24 @@ def _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new):
 
 
 @njit(cache=True)
-def _solve_tiny(m, d, nact):
-    """The friction-contact problem of nact <= TINY_CONTACTS contacts with constant M⁻¹, dense in
-    Data's scratch (tiny_problem.py): the general path's numbers without its allocations. Returns
-    False, having changed no state, when it does not solve it (the general path then does, and reports)."""
-    k = 2 * nact
-    rcols, rvals, rnnz, on, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_on, d.tp_vec, d.tp_mu
+def _solve_tiny(m, d, nact, fric):
+    """The step problem of nact <= TINY_CONTACTS contacts with constant M⁻¹, dense in Data's scratch
+    (tiny_problem.py): the general path's numbers without its allocations (NSGS with friction, block
+    pivoting without, as _solve). Returns False, having changed no state, when it does not solve it
+    (the general path then does, and reports or falls back)."""
+    k = 2 * nact if fric else nact
+    rcols, rvals, rnnz, flags, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_flags, d.tp_vec, d.tp_mu
     qd, r0, lam, u = vec[0], vec[1], vec[2], vec[3]
-    _problem_rows(m, d, nact, True, rcols, rvals, rnnz, qd, mu, r0, on)
+    _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, flags[0])
     X, W = d.tp_X, d.tp_W
     delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, X, W)
-    for i in range(k):
-        lam[i] = r0[i]
-    st, it, err = nsgs_dense(W, qd, mu, lam, nact, m.fs[FS_TOL], m.isets[IS_MAXIT], u)
+    if fric:
+        for i in range(k):
+            lam[i] = r0[i]
+        st, it, err = nsgs_dense(W, qd, mu, lam, nact, m.fs[FS_TOL], m.isets[IS_MAXIT], u)
+    else:
+        st, it = lcp_dense(W, qd, flags[0], k, 3 * nact + 10, lam, u, d.tp_idx, vec[4], d.tp_L, flags[1], flags[2])
+        err = 0.0
     if st != SOLVED:
         return False
     for i in range(k):
@@ -419,7 +430,7 @@ def _solve_tiny(m, d, nact):
         if lr != 0.0:
             for i in range(v_new.shape[0]):
                 v_new[i] += X[i, s] * lr
-    _keep_percussions(d.act, nact, True, lam, d.lamN_new, d.lamT_new)
+    _keep_percussions(d.act, nact, fric, lam, d.lamN_new, d.lamT_new)
     return True
 
 

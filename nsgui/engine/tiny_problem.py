@@ -1,17 +1,21 @@
-"""The step's friction-contact problem when it is tiny (1-2 contacts, 2-4 unknowns), dense and without
-allocation: what the sliding box and a resting or rocking body solve at every step.
+"""The step problem when it is tiny (1-2 contacts: 1-2 unknowns, 2-4 with friction), dense and without
+allocation: what a resting ball, the sliding box and a resting or rocking body solve at every step.
 
 The general path (stepper.solve_contact_problem) builds W = H M⁻¹Hᵀ in compressed sparse rows, its
-transpose and NSGS's work arrays: some twenty small allocations, most of a 2-contact step's cost. Here
-X = M⁻¹Hᵀ and W are dense in the preallocated scratch of Data (tp_*), and NSGS runs on the dense W with
-the general path's arithmetic, sum for sum (delassus_csr's order, nsgs_fc2d_csr's sweeps, incremental
-updates and stopping tests): the same iterates, so the same answer. Only for constant M⁻¹ (by tree, the
+transpose and the solver's work arrays: some twenty to thirty small allocations, most of a 1- or
+2-contact step's cost. Here X = M⁻¹Hᵀ and W are dense in the preallocated scratch of Data (tp_*), and
+NSGS (friction) or block principal pivoting (LCP) run on the dense W with the general path's arithmetic,
+sum for sum (delassus_csr's order; nsgs_fc2d_csr's sweeps, incremental updates and stopping tests;
+bpp_lcp_csr's pivoting, with its banded Cholesky or LU on the dense principal block, whose extra entries
+are exact zeros): the same iterates, so the same answer. Only for constant M⁻¹ (by tree, the
 delassus_csr case); any other case, a failure or a non-finite input goes the general way.
 """
 import numpy as np
 from numba import njit
 
-from .codes import BAD_INPUT, ITERATION_CAP, SOLVED
+from .codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
+from .solvers._linalg import band_cholesky_solve_inplace, lu_solve_inplace
+from .solvers.bpp import _BACKUP
 from .solvers.nsgs import _contact_errors, _local_solve
 
 TINY_CONTACTS = 2  # contacts in a problem solved here (Data.tp_* are sized for it)
@@ -105,3 +109,109 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
     _matvec_plus(W, r, q, m, u)
     err = _contact_errors(u, r, mu, nc) / norm
     return (SOLVED if err <= tol else ITERATION_CAP), it, err
+
+
+@njit(cache=True)
+def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
+    """bpp's _solve_sub on a dense W: z_F = -W_FF⁻¹ q_F, z = 0 elsewhere (band storage with the
+    full band: the entries the sparse W lacks are zeros, which change no sum). False if unusable."""
+    n = 0
+    for j in range(k):
+        z[j] = 0.0
+        if F[j]:
+            idx[n] = j
+            n += 1
+    if n == 0:
+        return True
+    for a in range(n):
+        b[a] = -q[idx[a]]
+    if sym:
+        bw = n - 1
+        for a in range(n):
+            for c in range(a + 1):
+                L[a, bw - (a - c)] = W[idx[a], idx[c]]
+        if not band_cholesky_solve_inplace(L[:n, :n], bw, b[:n], dropped[:n]):
+            return False
+    else:
+        for a in range(n):
+            for c in range(n):
+                L[a, c] = W[idx[a], idx[c]]
+        if not lu_solve_inplace(L[:n, :n], b[:n]):
+            return False
+    for a in range(n):
+        z[idx[a]] = b[a]
+    return True
+
+
+@njit(cache=True)
+def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
+    """bpp_lcp_csr (a plain LCP, no equality rows) on a dense W of k rows: 0 <= z ⊥ q + W z >= 0,
+    warm-started from the active set active0; z, w (= q + W z), idx, b, L, F, dropped are scratch.
+    Returns (status, principal solves) as bpp_lcp_csr."""
+    for i in range(k):
+        if not np.isfinite(q[i]):
+            return BAD_INPUT, 0
+        z[i] = 0.0
+    if k == 0:
+        return SOLVED, 0
+    qn = 0.0
+    dmax = 0.0
+    for i in range(k):
+        qn = max(qn, abs(q[i]))
+        dmax = max(dmax, abs(W[i, i]))
+    if qn == 0.0:
+        return SOLVED, 0
+    if dmax == 0.0:
+        dmax = 1.0
+    tol_w = 1e-12 * qn
+    tol_z = tol_w / dmax
+    sym = True  # (csr_symmetric's test)
+    for i in range(k):
+        for j in range(i):
+            x, y = W[i, j], W[j, i]
+            if x != y and abs(x - y) > 1e-13 * (abs(x) + abs(y)):
+                sym = False
+    for i in range(k):
+        F[i] = active0[i]
+    best = k + 1
+    backup = _BACKUP
+    it = 0
+    while it < max_iter:
+        it += 1
+        if not _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
+            return SINGULAR_SUBPROBLEM, it
+        _matvec_plus(W, z, q, k, w)
+        ninf = 0
+        last = -1
+        for i in range(k):
+            bad = z[i] < -tol_z if F[i] else w[i] < -tol_w
+            if bad:
+                ninf += 1
+                last = i
+        if ninf == 0:
+            lim = 1e-9 * qn  # complementarity verified, as bpp_lcp_csr does
+            for i in range(k):
+                if z[i] < 0.0:
+                    z[i] = 0.0
+                if not abs(min(z[i] * dmax, w[i])) <= lim:
+                    return SINGULAR_SUBPROBLEM, it
+            return SOLVED, it
+        if ninf < best:
+            best = ninf
+            backup = _BACKUP
+            full = True
+        elif backup > 0:
+            backup -= 1
+            full = True
+        else:
+            full = False
+        if full:
+            for i in range(k):
+                if F[i]:
+                    if z[i] < -tol_z:
+                        F[i] = False
+                elif w[i] < -tol_w:
+                    F[i] = True
+        else:
+            F[last] = not F[last]
+    return ITERATION_CAP, it

@@ -1,6 +1,7 @@
-"""The dense path of tiny friction-contact problems (tiny_problem.py, 1-2 contacts) against the general
-sparse path (delassus_csr + nsgs_fc2d_csr), on random problems and on the sliding box's own rows, and
-its answers checked against the Coulomb-Signorini conditions directly."""
+"""The dense path of tiny step problems (tiny_problem.py, 1-2 contacts) against the general sparse path
+(delassus_csr + nsgs_fc2d_csr with friction, + bpp_lcp_csr without), on random problems and on the
+sliding box's and the resting ball's own rows, and its answers checked against the Coulomb-Signorini
+conditions (and the LCP's) directly."""
 import os
 
 import numpy as np
@@ -10,9 +11,10 @@ from nsgui.engine import Simulator, compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.codes import SOLVED
 from nsgui.engine.contact_rows import delassus_csr
-from nsgui.engine.solvers._linalg import csr_transpose
+from nsgui.engine.solvers._linalg import csr_symmetric, csr_transpose
+from nsgui.engine.solvers.bpp import bpp_lcp_csr
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
-from nsgui.engine.tiny_problem import delassus_dense, nsgs_dense
+from nsgui.engine.tiny_problem import delassus_dense, lcp_dense, nsgs_dense
 from nsgui.scene import load_scene
 from tests.helpers import SCENES
 
@@ -132,7 +134,7 @@ def test_sliding_box_rows_give_the_general_paths_step():
             continue
         assert fric and nact <= 2
         dat.v_new[:] = dat.vfree  # what solve_contact_problem does before its tiny path
-        assert st._solve_tiny(m, d, nact)
+        assert st._solve_tiny(m, d, nact, True)
         v_tiny, lamN_tiny, lamT_tiny = dat.v_new.copy(), dat.lamN_new.copy(), dat.lamT_new.copy()
         k = 2 * nact
         width = max(ma.ccols.shape[1], 1)
@@ -161,3 +163,80 @@ def test_sliding_box_rows_give_the_general_paths_step():
                 Wd[i, wcol[wptr[i]:wptr[i + 1]]] = wval[wptr[i]:wptr[i + 1]]
             _assert_coulomb(Wd, qd, mu, lam, 1e-8)
     assert checked >= 10
+
+
+def _lcp_dense(W, q, active0, k):
+    z, w, b = np.zeros(4), np.zeros(4), np.zeros(4)
+    idx, L = np.zeros(4, np.int64), np.zeros((4, 4))
+    F, dropped = np.zeros(4, np.bool_), np.zeros(4, np.bool_)
+    status, it = lcp_dense(W, q, active0, k, 3 * k + 10, z, w, idx, b, L, F, dropped)
+    return z[:k], status, it
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_dense_tiny_lcp_is_block_pivotings_answer(seed):
+    """1-2 frictionless contacts: the dense LCP against bpp_lcp_csr on the sparse W of the same rows
+    (random rows, M⁻¹ and warm starts, some rows redundant), and 0 <= z ⊥ W z + q >= 0 checked."""
+    rng = np.random.default_rng(100 + seed)
+    k = 1 + seed % 2
+    n = int(rng.integers(2, 6))
+    mptr, mcol, mval, Minv = _minv_csr(rng, n)
+    rcols, rvals, rnnz, _q, _mu, _r0 = _random_problem(rng, k, n)
+    if seed % 5 == 4 and k == 2:  # the second row a multiple of the first: a redundant contact
+        rcols[1], rvals[1], rnnz[1] = rcols[0], 2.0 * rvals[0], rnnz[0]
+    q = rng.normal(size=4)
+    active0 = rng.random(4) < 0.5
+    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols[:k].copy(), rvals[:k].copy(), rnnz[:k].copy(),
+                                                      mptr, mcol, mval, n)
+    zg, sg, itg = bpp_lcp_csr(wptr, wcol, wval, q[:k].copy(), active0[:k].copy(), 3 * k + 10,
+                              csr_symmetric(wptr, wcol, wval), np.zeros(0, np.bool_))
+    X, W = np.zeros((n, 4)), np.zeros((4, 4))
+    delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
+    zd, sd, itd = _lcp_dense(W, q, active0, k)
+    assert sd == sg
+    if sd == SOLVED:
+        np.testing.assert_allclose(zd, zg, rtol=0, atol=1e-9 * max(1.0, np.abs(q).max()))
+        H = np.zeros((k, n))
+        for row in range(k):
+            H[row, rcols[row, :rnnz[row]]] = rvals[row, :rnnz[row]]
+        w = H @ Minv @ H.T @ zd + q[:k]
+        tol = 1e-8 * max(1.0, np.abs(q).max())
+        assert (zd >= 0).all() and (w >= -tol).all() and (np.abs(zd * w) <= tol * max(1.0, np.abs(zd).max())).all()
+
+
+def test_resting_balls_rows_give_block_pivotings_step():
+    """The bouncing ball once it rests (one frictionless contact, a 1x1 LCP at each step): the tiny
+    path's percussion and velocity are the general path's."""
+    model = compile_scene(load_scene(os.path.join(SCENES, "bouncing_ball.json")))
+    sim = Simulator(model)
+    m, d = sim._args
+    dat, ma = sim._data, model.arrays
+    sim.run(1600, False)  # resting by then
+    checked = 0
+    for _ in range(40):
+        sim.run(5, False)
+        st.free_velocity(m, d)
+        nact, fric = st.activate_contacts(m, d)
+        assert nact == 1 and not fric
+        dat.v_new[:] = dat.vfree
+        assert st._solve_tiny(m, d, nact, False)
+        v_tiny, lamN_tiny = dat.v_new.copy(), dat.lamN_new.copy()
+        width = max(ma.ccols.shape[1], 1)
+        rcols, rvals, rnnz = np.zeros((1, width), np.int64), np.zeros((1, width)), np.zeros(1, np.int64)
+        qd, mu, r0, on = np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1, np.bool_)
+        st._problem_rows(m, d, nact, False, rcols, rvals, rnnz, qd, mu, r0, on)
+        n = dat.v.shape[0]
+        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
+        z, status, _it = bpp_lcp_csr(wptr, wcol, wval, qd, on, 13, csr_symmetric(wptr, wcol, wval),
+                                     np.zeros(0, np.bool_))
+        assert status == SOLVED and z[0] > 0  # pushed: the ball's weight over the step
+        v_gen = dat.vfree.copy()
+        for i in range(n):
+            for t in range(xptr[i], xptr[i + 1]):
+                v_gen[i] += xval[t] * z[xcol[t]]
+        c = dat.act[0]
+        np.testing.assert_allclose(lamN_tiny[c], z[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(v_tiny, v_gen, rtol=0, atol=1e-12)
+        assert lamN_tiny[c] == pytest.approx(9.81 * model.dt, rel=1e-3)  # m g h: the weight over the step (m = 1 kg)
+        checked += 1
+    assert checked == 40
