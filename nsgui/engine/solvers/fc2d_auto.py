@@ -23,18 +23,22 @@ from ..codes import ITERATION_CAP, SOLVED
 @numba.njit(cache=True)
 def fc2d_auto_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
     """nsgs_fc2d_csr (same arguments and returns); when it ends above tol, Lemke on the LCP reformulation,
-    whose answer is taken if it meets tol (status SOLVED, iterations = sweeps + pivots). Otherwise the
-    better of the two answers with status ITERATION_CAP (or NSGS's own status: bad input)."""
+    whose answer is taken if it meets tol (status SOLVED, iterations = sweeps + pivots). Otherwise NSGS
+    again from Lemke's point when that is better than NSGS's, and the best answer with its status
+    (ITERATION_CAP when none meets tol; NSGS's own status on bad input)."""
     r, st, it, err = nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter)
     if st != ITERATION_CAP:
         return r, st, it, err
     nc = q.shape[0] // 2
     rl, stl, piv = lemke_fc2d(csr_to_dense(ptr, col, val, q.shape[0]), q, mu, 100 * nc + 100)
-    if stl != SOLVED:
-        return r, st, it, err
-    errl = fc2d_error_csr(ptr, col, val, q, mu, rl)
-    if errl <= tol:
+    errl = fc2d_error_csr(ptr, col, val, q, mu, rl)   # inf if Lemke left non-finite numbers
+    if stl == SOLVED and errl <= tol:
         return rl, SOLVED, it + piv, errl
-    if errl < err:
-        return rl, ITERATION_CAP, it + piv, errl
-    return r, st, it, err
+    if not errl < err:
+        return r, st, it, err
+    # Lemke stopped near an answer (a ray or a basis spoilt by round-off on the singular W): NSGS
+    # finishes from there, as the `lemke` solver does (stepper._solve)
+    r2, st2, it2, err2 = nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, rl, tol, max_iter)
+    if err2 < errl:
+        return r2, st2, it + piv + it2, err2
+    return rl, ITERATION_CAP, it + piv + it2, errl
