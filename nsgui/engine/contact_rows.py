@@ -78,27 +78,39 @@ def delassus_lu(rcols, rvals, rnnz, LU, piv):
 def contact_rows(c, m, kin, nrm, pa, pb, outN, outT):
     """Normal and tangent Jacobian rows of candidate c on its columns m.ccols[c, :m.ccn[c]], given its
     normal and contact points (nrm, pa, pb, per candidate) and the kinematics they were found with."""
-    ci, ccols = m.ci, m.ccols
-    if ci[c, CI_BTYPE] == LIMIT:
-        outN[0] = ci[c, CI_VCOUNT]
-        outT[0] = 0.0
-        return
-    pos, Jp, Ja = kin.pos, kin.Jp, kin.Ja
-    nx, ny = nrm[c, 0], nrm[c, 1]
-    a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-    rax, ray = pa[c, 0] - pos[a, 0], pa[c, 1] - pos[a, 1]
-    rbx = rby = 0.0
-    if b >= 0:
-        rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
-    for kk in range(m.ccn[c]):
-        j = ccols[c, kk]
-        jx = Jp[a, 0, j] - ray * Ja[a, j]
-        jy = Jp[a, 1, j] + rax * Ja[a, j]
+    one = np.empty(1, np.int64)
+    one[0] = c
+    active_contact_rows(m, kin, one, 1, nrm, pa, pb, outN.reshape((1, outN.shape[0])),
+                        outT.reshape((1, outT.shape[0])))
+
+
+@njit(cache=True)
+def active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT):
+    """contact_rows of the candidates act[:nact] into HN[r], HT[r] (the step problem's rows), in one
+    loop: a call per candidate would pay the reference counts of its arrays, five times the rows'
+    arithmetic."""
+    ci, ccols, ccn, pos, Jp, Ja = m.ci, m.ccols, m.ccn, kin.pos, kin.Jp, kin.Ja
+    for r in range(nact):
+        c = act[r]
+        if ci[c, CI_BTYPE] == LIMIT:
+            HN[r, 0] = ci[c, CI_VCOUNT]
+            HT[r, 0] = 0.0
+            continue
+        nx, ny = nrm[c, 0], nrm[c, 1]
+        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+        rax, ray = pa[c, 0] - pos[a, 0], pa[c, 1] - pos[a, 1]
+        rbx = rby = 0.0
         if b >= 0:
-            jx -= Jp[b, 0, j] - rby * Ja[b, j]
-            jy -= Jp[b, 1, j] + rbx * Ja[b, j]
-        outN[kk] = nx * jx + ny * jy
-        outT[kk] = ny * jx - nx * jy
+            rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
+        for kk in range(ccn[c]):
+            j = ccols[c, kk]
+            jx = Jp[a, 0, j] - ray * Ja[a, j]
+            jy = Jp[a, 1, j] + rax * Ja[a, j]
+            if b >= 0:
+                jx -= Jp[b, 0, j] - rby * Ja[b, j]
+                jy -= Jp[b, 1, j] + rbx * Ja[b, j]
+            HN[r, kk] = nx * jx + ny * jy
+            HT[r, kk] = ny * jx - nx * jy
 
 
 @njit(cache=True)

@@ -1,10 +1,11 @@
 """The model evaluated at a state (numba kernels): kinematics, M, smooth forces, contact geometry, and
 the finite-difference force Jacobians of the iteration matrix."""
 
+import numpy as np
 from numba import njit
 
 from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT
-from .contact_geometry import candidate_geometry
+from .contact_geometry import candidate_geometry_at, cos_sin
 from .dynamics import body_kinematics, com_terms, element_forces
 
 
@@ -30,11 +31,8 @@ def refresh_velocities(m, d):
     forces do not depend on v (IS_CONST_F): the bodies' velocities and the candidates' normal
     velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost."""
     body_kinematics(m, d.q, d.v, d.kin)
-    ci, v, un, nrm, pa, pb, kin = m.ci, d.v, d.un, d.nrm, d.pa, d.pb, d.kin
-    pos, vel, omg = kin.pos, kin.vel, kin.omg
-    for c in range(ci.shape[0]):
-        un[c] = normal_velocity(c, ci, v, pos, vel, omg, nrm[c, 0], nrm[c, 1], pa[c, 0], pa[c, 1], pb[c, 0],
-                                pb[c, 1])
+    kin = d.kin
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
 
 
 @njit(cache=True)
@@ -66,13 +64,36 @@ def _contact_geometry(m, d):
     ci, cf, verts, q, v = m.ci, m.cf, m.verts, d.q, d.v
     gap, nrm, pa, pb, un = d.gap, d.nrm, d.pa, d.pb, d.un
     kin = d.kin
-    pos, ang, vel, omg = kin.pos, kin.ang, kin.vel, kin.omg
+    pos, ang = kin.pos, kin.ang
+    cs = np.empty((ang.shape[0], 2))  # each body's rotation once, not twice per candidate
+    for b in range(ang.shape[0]):
+        cs[b, 0], cs[b, 1] = cos_sin(ang[b])
     for c in range(ci.shape[0]):
-        g, nx, ny, pax, pay, pbx, pby = candidate_geometry(c, q, ci, cf, verts, pos, ang)
+        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+        ca, sa = (cs[a, 0], cs[a, 1]) if a >= 0 else (1.0, 0.0)
+        cb, sb = (cs[b, 0], cs[b, 1]) if b >= 0 else (1.0, 0.0)
+        g, nx, ny, pax, pay, pbx, pby = candidate_geometry_at(c, q, ci, cf, verts, pos, ca, sa, cb, sb)
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
-        un[c] = normal_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby)
+    _normal_velocities(ci, v, pos, kin.vel, kin.omg, nrm, pa, pb, un)
+
+
+@njit(cache=True)
+def _normal_velocities(ci, v, pos, vel, omg, nrm, pa, pb, un):
+    """un[c] = normal_velocity of every candidate, in one loop, the helpers given scalars: a call per
+    candidate with these arrays would cost their reference counts, ten times the arithmetic."""
+    for c in range(ci.shape[0]):
+        if ci[c, CI_BTYPE] == LIMIT:
+            un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
+            continue
+        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+        pax, pay, pbx, pby = pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1]
+        vax, vay = _point_velocity(vel[a, 0], vel[a, 1], omg[a], pos[a, 0], pos[a, 1], pax, pay)
+        vbx = vby = 0.0
+        if b >= 0:
+            vbx, vby = _point_velocity(vel[b, 0], vel[b, 1], omg[b], pos[b, 0], pos[b, 1], pbx, pby)
+        un[c] = _along(vax - vbx, vay - vby, nrm[c, 0], nrm[c, 1])[0]
 
 
 @njit(cache=True)
@@ -85,17 +106,26 @@ def normal_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
 @njit(cache=True)
 def relative_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
     """(normal, tangential) relative velocity of candidate c (tangent t = (n_y, −n_x)); a joint
-    limit has no tangent."""
+    limit has no tangent. (_normal_velocities: the same for every candidate.)"""
     if ci[c, CI_BTYPE] == LIMIT:
         return ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]], 0.0
     a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-    vax = vel[a, 0] - omg[a] * (pay - pos[a, 1])
-    vay = vel[a, 1] + omg[a] * (pax - pos[a, 0])
+    vax, vay = _point_velocity(vel[a, 0], vel[a, 1], omg[a], pos[a, 0], pos[a, 1], pax, pay)
     vbx = vby = 0.0
     if b >= 0:
-        vbx = vel[b, 0] - omg[b] * (pby - pos[b, 1])
-        vby = vel[b, 1] + omg[b] * (pbx - pos[b, 0])
-    rx, ry = vax - vbx, vay - vby
+        vbx, vby = _point_velocity(vel[b, 0], vel[b, 1], omg[b], pos[b, 0], pos[b, 1], pbx, pby)
+    return _along(vax - vbx, vay - vby, nx, ny)
+
+
+@njit(cache=True)
+def _point_velocity(vx, vy, w, ox, oy, px, py):
+    """Velocity of the world point (px, py) of a body whose origin (ox, oy) moves at (vx, vy), turning at w."""
+    return vx - w * (py - oy), vy + w * (px - ox)
+
+
+@njit(cache=True)
+def _along(rx, ry, nx, ny):
+    """(normal, tangential) components of the relative velocity (rx, ry)."""
     return nx * rx + ny * ry, ny * rx - nx * ry
 
 

@@ -18,6 +18,7 @@ from numba import njit
 
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, LIMIT, SOLVED, STICK)
+from .contact_geometry import cos_sin
 from .contact_rows import contact_rows, delassus_csr, densify
 from .dynamics import point_world
 from .evaluation import evaluate, kinetic_energy, mass_times, refresh_velocities
@@ -44,7 +45,7 @@ def anchor_contacts(m, d, nact):
         for k, b, p in ((AN_RA, ci[c, CI_ABODY], pa), (AN_RB, ci[c, CI_BBODY], pb)):
             x, y = p[c, 0], p[c, 1]
             if b >= 0:
-                co, si = np.cos(ang[b]), np.sin(ang[b])
+                co, si = cos_sin(ang[b])
                 x, y = co * (x - pos[b, 0]) + si * (y - pos[b, 1]), -si * (x - pos[b, 0]) + co * (y - pos[b, 1])
             anchor[c, k], anchor[c, k + 1] = x, y
         anchor[c, AN_SEP] = pa[c, 0] - pb[c, 0]

@@ -36,7 +36,7 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY)
-from .contact_rows import sparse_rows_times, contact_rows, delassus_csr, delassus_lu, delassus_sparse, sdot
+from .contact_rows import sparse_rows_times, active_contact_rows, delassus_csr, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -256,9 +256,9 @@ def activate_contacts(m, d):
         return 0, False
     ccn, cf, kin = m.ccn, m.cf, d.kin
     nrm, pa, pb, fric, HN, HT = d.nrm, d.pa, d.pb, d.fric, d.HN, d.HT
+    active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT)
     for r in range(nact):
         c = act[r]
-        contact_rows(c, m, kin, nrm, pa, pb, HN[r], HT[r])
         tt = 0.0
         for kk in range(ccn[c]):
             tt += HT[r, kk] * HT[r, kk]

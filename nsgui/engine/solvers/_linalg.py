@@ -307,21 +307,24 @@ def csr_transpose(ptr, col, val, n):
 
 @numba.njit(cache=True)
 def csr_symmetric(ptr, col, val):
-    """True if A equals its transpose to 1e-13 relative, entry by entry (a missing entry is a zero)."""
+    """True if A equals its transpose to 1e-13 relative, entry by entry (a missing entry is a zero).
+    The partner of each entry is searched in place (no call per entry: each call's array arguments
+    cost their reference counts, more than a short row's search)."""
     m = ptr.shape[0] - 1
     for i in range(m):
         for p in range(ptr[i], ptr[i + 1]):
             j = col[p]
-            if j >= i:
+            if j == i:
                 continue
+            b = 0.0  # A[j, i], summed as csr_entry does
+            for t in range(ptr[j], ptr[j + 1]):
+                if col[t] == i:
+                    b += val[t]
             a = val[p]
-            b = csr_entry(ptr, col, val, j, i)
-            if a != b and abs(a - b) > 1e-13 * (abs(a) + abs(b)):
-                return False
-            # an entry above the diagonal with no partner below: compared from row j
-    for i in range(m):
-        for p in range(ptr[i], ptr[i + 1]):
-            j = col[p]
-            if j > i and csr_entry(ptr, col, val, j, i) == 0.0 and val[p] != 0.0:
+            if j < i:
+                if a != b and abs(a - b) > 1e-13 * (abs(a) + abs(b)):
+                    return False
+            elif b == 0.0 and a != 0.0:
+                # an entry above the diagonal with no partner below (the others: compared from row j)
                 return False
     return True
