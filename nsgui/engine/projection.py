@@ -19,7 +19,7 @@ from numba import njit
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, LIMIT, SOLVED, STICK)
 from .contact_geometry import cos_sin
-from .contact_rows import contact_rows, delassus_csr, densify
+from .contact_rows import active_contact_rows, delassus_csr, densify
 from .dynamics import point_world
 from .evaluation import evaluate, kinetic_energy, mass_times, refresh_velocities
 from .solvers import bpp_lcp, lemke
@@ -168,7 +168,7 @@ def project_positions(m, d, upot):
     """The projection of the step's end state (module doc): up to ITERATIONS linearized mixed LCPs,
     then the kinetic-energy compensation. upot: the potential energy at d.q; returns it at the
     projected state. Books the energy the whole change makes (ΔU + ΔK) as energy.projection."""
-    q, gap, HN, HT, kin = d.q, d.gap, d.HN, d.HT, d.kin
+    q, gap, kin = d.q, d.gap, d.kin
     ccols, ccn = m.ccols, m.ccn
     n, nc = q.shape[0], gap.shape[0]
     const_M = m.isets[IS_CONST_M] != 0
@@ -196,26 +196,35 @@ def project_positions(m, d, upot):
                 break
         # rows in candidate order (a column's problem stays banded): the equalities (persistent
         # normals, sticking tangents) and the penetrations
+        sel = np.empty(nc, np.int64)  # the candidates in the problem
+        ns = 0
         k = 0
         for c in range(nc):
-            k += kind[c] + _penetrating(kind[c], deep, enabled[c], gap[c], gmin)
+            rows_c = kind[c] + _penetrating(kind[c], deep, enabled[c], gap[c], gmin)
+            if rows_c > 0:
+                sel[ns] = c
+                ns += 1
+                k += rows_c
+        RN = np.empty((ns, maxc))  # their normal and tangent rows, in one call (not one per candidate)
+        RT = np.empty((ns, maxc))
+        active_contact_rows(m, kin, sel, ns, d.nrm, d.pa, d.pb, RN, RT)
         pcols = np.zeros((k, maxc), np.int64)
         pvals = np.zeros((k, maxc))
         pnnz = np.zeros(k, np.int64)
         qp = np.zeros(k)
         eq = np.zeros(k, np.bool_)
         r = 0
-        for c in range(nc):
-            if kind[c] == 0 and _penetrating(kind[c], deep, enabled[c], gap[c], gmin) == 0:
-                continue
+        for s in range(ns):
+            c = sel[s]
             nn = ccn[c]
-            contact_rows(c, m, kin, d.nrm, d.pa, d.pb, HN[0], HT[0])
-            _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HN[0], nn, gap[c])
-            eq[r] = kind[c] > 0
-            r += 1
-            if kind[c] == 2:
-                _put_row(pcols, pvals, pnnz, qp, r, ccols[c], HT[0], nn, _tangential_drift(m, d, c))
-                eq[r] = True
+            for t in range(max(kind[c], 1)):  # the normal row, and the tangent row of a sticking contact
+                R = RN if t == 0 else RT
+                pnnz[r] = nn
+                for kk in range(nn):
+                    pcols[r, kk] = ccols[c, kk]
+                    pvals[r, kk] = R[s, kk]
+                qp[r] = gap[c] if t == 0 else _tangential_drift(m, d, c)
+                eq[r] = kind[c] > 0
                 r += 1
         if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
             xptr, xcol, xval, wptr, wcol, wval = delassus_csr(pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
@@ -277,12 +286,3 @@ def _give_back(m, d, w, du):
     else:
         s = -2.0 * du / (b + np.sign(b) * np.sqrt(disc))
     d.v += s * w
-
-
-@njit(cache=True)
-def _put_row(pcols, pvals, pnnz, qp, r, cols, vals, nn, value):
-    """Row r of the projection problem: a contact's sparse Jacobian row and its right-hand side."""
-    pnnz[r] = nn
-    pcols[r, :nn] = cols[:nn]
-    pvals[r, :nn] = vals[:nn]
-    qp[r] = value
