@@ -175,3 +175,42 @@ def test_box_corner_inside_a_box_reports_the_nearest_face():
     gap, _, normal = model.contact_frames(q)
     assert gap[0] == pytest.approx(-0.03, abs=1e-12)
     np.testing.assert_allclose(normal[0], R @ [0.0, 1.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("a_kind,b_kind", PAIRS)
+def test_a_whole_evaluation_gives_each_candidates_own_geometry_and_rows(a_kind, b_kind):
+    """evaluate (one loop over the candidates, each body's rotation computed once) and the step's rows
+    (active_contact_rows, one call for all) give exactly the numbers of the per-candidate kernels
+    (candidate_geometry, relative_velocity, contact_rows: Model.contact_frames and contact_jacobians),
+    also at zero angles (cos_sin's shortcut)."""
+    from nsgui.engine import Simulator
+    from nsgui.engine.arrays import to_struct
+    from nsgui.engine.contact_rows import active_contact_rows
+    from nsgui.engine.evaluation import evaluate, relative_velocity
+    model = compile_scene(make_scene(a_kind, b_kind))
+    sim = Simulator(model)
+    m, d = sim._args
+    data, nc = sim._data, model.ncontacts
+    rng = np.random.default_rng(zlib.crc32(f"whole/{a_kind}/{b_kind}".encode()))
+    for trial in range(4):
+        q = rng.uniform(-0.5, 0.5, model.nq)
+        if trial == 0:
+            q[2::3] = 0.0  # upright bodies
+        data.q[:] = q
+        data.v[:] = rng.uniform(-1.0, 1.0, model.nq)
+        evaluate(m, d, True)
+        gap, points, normals = model.contact_frames(q)
+        assert np.array_equal(data.gap, gap) and np.array_equal(data.pa, points)
+        assert np.array_equal(data.nrm, normals)
+        k = data.kin
+        for c in range(nc):
+            un, _ut = relative_velocity(c, model.arrays.ci, data.v, k.pos, k.vel, k.omg, *data.nrm[c], *data.pa[c],
+                                        *data.pb[c])
+            assert data.un[c] == un
+        width = model.arrays.ccols.shape[1]
+        HN, HT = np.zeros((nc, width)), np.zeros((nc, width))
+        active_contact_rows(m, to_struct(k), np.arange(nc), nc, data.nrm, data.pa, data.pb, HN, HT)
+        HN1, HT1 = model.contact_jacobians(q)
+        for c in range(nc):
+            cols = model.arrays.ccols[c, :model.arrays.ccn[c]]
+            assert np.array_equal(HN[c, :len(cols)], HN1[c, cols]) and np.array_equal(HT[c, :len(cols)], HT1[c, cols])
