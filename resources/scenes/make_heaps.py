@@ -6,7 +6,8 @@ benchmarks/peers.py the example files, a 55-box pyramid and the 200-disk pile `d
 are hyperstatic (more contact rows than the disks' coordinates can separate): NSGS alone stalls on
 their landing steps, and the `auto` solver finishes those with Lemke (solvers/fc2d_auto.py). That costs
 O(contacts²) a pivot: the example is 45 disks (about 10 s of CPU to land, then 0.1 ms a step at rest);
-the 200-disk pile takes about 1.7 s a landing step. Scenes list their contact pairs explicitly (nsgui has no
+the 200-disk pile takes about 1.7 s a landing step and still stops at t = 0.205 s, where Lemke
+too ends short of the answer. Scenes list their contact pairs explicitly (nsgui has no
 broad phase), so both heaps start close to where they settle and list every pair that can touch:
 - the pyramid: each box with the two it stands on, and with its row neighbours (1 cm apart);
 - the pile: disks on a hexagonal lattice, each row 1 cm above its rest height; every pair closer than
