@@ -114,14 +114,11 @@ def active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT):
 
 
 @njit(cache=True)
-def delassus_csr(rcols, rvals, rnnz, mptr, mcol, mval, n):
-    """X = M⁻¹Hᵀ and W = H X for sparse rows H and a constant M⁻¹ given in compressed sparse rows
-    (block-diagonal by kinematic tree: ModelArrays.mi_*): O(Σ entries) work and memory, where the
-    dense X and W cost O(n k + k²). X comes by coordinate (xptr, xcol, xval: row i holds X[i, s] in
-    ascending s), W in CSR (ascending columns). Every entry is the dense build's sum in the dense
-    build's order (delassus_sparse), so both give the same numbers."""
+def delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n):
+    """The columns X[:, r] = M⁻¹ H[r]ᵀ of X = M⁻¹Hᵀ (sparse rows H, M⁻¹ in compressed sparse rows):
+    cptr, ccol, cval, column r holding X[ccol[t], r] for t in cptr[r]:cptr[r + 1], each entry summed
+    over H's entries in order. delassus_csr's first pass; NSGS on the rows needs no more."""
     k = rnnz.shape[0]
-    # pass 1: the pattern and values of each column X[:, r] = Σ_kk H[r, kk] M⁻¹[:, cols[kk]]
     cap = 0
     for r in range(k):
         for kk in range(rnnz[r]):
@@ -149,6 +146,21 @@ def delassus_csr(rcols, rvals, rnnz, mptr, mcol, mval, n):
         for t in range(cptr[r], p):
             cval[t] = acc[ccol[t]]
     cptr[k] = p
+    return cptr, ccol, cval
+
+
+@njit(cache=True)
+def delassus_csr(rcols, rvals, rnnz, mptr, mcol, mval, n):
+    """X = M⁻¹Hᵀ and W = H X for sparse rows H and a constant M⁻¹ given in compressed sparse rows
+    (block-diagonal by kinematic tree: ModelArrays.mi_*): O(Σ entries) work and memory, where the
+    dense X and W cost O(n k + k²). X comes by coordinate (xptr, xcol, xval: row i holds X[i, s] in
+    ascending s), W in CSR (ascending columns). Every entry is the dense build's sum in the dense
+    build's order (delassus_sparse), so both give the same numbers."""
+    k = rnnz.shape[0]
+    cptr, ccol, cval = delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n)
+    p = cptr[k]
+    acc = np.zeros(max(n, k))
+    mark = np.full(max(n, k), -1, np.int64)
     # X by coordinate (r ascending within each coordinate)
     xptr = np.zeros(n + 1, np.int64)
     for t in range(p):

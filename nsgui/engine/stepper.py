@@ -36,7 +36,7 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY)
-from .contact_rows import sparse_rows_times, active_contact_rows, delassus_csr, delassus_lu, delassus_sparse, sdot
+from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_csr, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -49,7 +49,7 @@ from .projection import anchor_contacts, project_positions
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr
 from .solvers.fc2d_auto import fc2d_auto_csr
-from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr
+from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows
 from .solvers.pgs import pgs_lcp_csr
 from .tiny_problem import TINY_CONTACTS, delassus_dense, lcp_dense, nsgs_dense
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
@@ -299,6 +299,12 @@ def solve_contact_problem(m, d, nact, fric):
     r0 = np.zeros(k)
     active0 = np.zeros(k, np.bool_)
     _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0)
+    maxit, sweeps = m.isets[IS_MAXIT], 0
+    if fric and const_minv and solver != SOLVER_LEMKE:
+        done, r0, sweeps = _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0)
+        if done:
+            return OK, -1
+        maxit = 0  # NSGS stalled: the general path takes its answer, falls back (auto) or reports it
     G = np.zeros((0, 0))
     if const_minv:
         # constant M⁻¹, block-diagonal by tree: X and W sparse, O(entries) (chains, columns, piles)
@@ -313,8 +319,8 @@ def solve_contact_problem(m, d, nact, fric):
             Wd = sparse_rows_times(rcols, rvals, rnnz, X)
         xptr, xcol, xval = csr_from_dense(X)
         wptr, wcol, wval = csr_from_dense(Wd)
-    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, m.fs[FS_TOL],
-                              m.isets[IS_MAXIT])
+    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, m.fs[FS_TOL], maxit)
+    it += sweeps
     stats = d.stats
     if it > stats[ST_MAXITER]:
         stats[ST_MAXITER] = it
@@ -344,6 +350,31 @@ def solve_contact_problem(m, d, nact, fric):
         for r in range(lamB.shape[0]):
             lamB[r] -= dlam[r]
     return OK, -1
+
+
+@njit(cache=True)
+def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0):
+    """The friction problem with a constant M⁻¹ by NSGS on the contact rows (nsgs_fc2d_rows): W is never
+    formed (on the box pyramid its assembly and transpose cost three times the sweeps from the warm
+    start). Returns (True, λ, sweeps) when solved; (False, NSGS's last iterate, sweeps), having changed no
+    state, when NSGS stops short of the tolerance: the general path then starts from that iterate."""
+    v_new = d.v_new
+    n = v_new.shape[0]
+    cptr, ccol, cval = delassus_columns(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
+    lam, st, it, err = nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, qd, mu, r0, m.fs[FS_TOL],
+                                      m.isets[IS_MAXIT])
+    if st != SOLVED:
+        return False, lam, it
+    stats = d.stats
+    if it > stats[ST_MAXITER]:
+        stats[ST_MAXITER] = it
+    stats[ST_LASTERR] = err
+    for r in range(2 * nact):  # v_new += X λ (per coordinate in the order of the rows, as the W path adds)
+        if lam[r] != 0.0:
+            for t in range(cptr[r], cptr[r + 1]):
+                v_new[ccol[t]] += cval[t] * lam[r]
+    _keep_percussions(d.act, nact, True, lam, d.lamN_new, d.lamT_new)
+    return True, lam, it
 
 
 @njit(cache=True)

@@ -6,6 +6,9 @@ exactly with the others frozen, in the order take-off, stick, slip(+), slip(-); 
 candidate that satisfies its own conditions is taken (if round-off rejects all of them, the one
 with the smallest local residual). W is in compressed sparse rows (_linalg); u is kept up to date
 incrementally (O(neighbours) per contact) and recomputed exactly before convergence is declared.
+nsgs_fc2d_rows does the same sweeps without W, from the contact rows H and X = M⁻¹Hᵀ: it keeps
+v - v_free = X r instead of u (u = q + H X r), which is cheaper than forming W when every contact's
+rows see few coordinates but many neighbours (a stack of boxes: W has ~20 entries per row).
 """
 import numpy as np
 import numba
@@ -65,7 +68,7 @@ def _contact_errors(u, r, mu, nc):
     return err
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline='always')
 def _add_columns(tptr, tcol, tval, iN, dN, dT, u):
     """u += W[:, iN] dN + W[:, iN + 1] dT, one sum per entry as the dense update made it (the columns'
     entries in ascending rows, merged)."""
@@ -196,4 +199,129 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
                 return r, SOLVED, it, err
     csr_matvec_plus(ptr, col, val, r, q, u)
     err = _contact_errors(u, r, mu, nc) / norm
+    return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
+
+
+# the sweeps' small helpers are inlined by numba: a call passes its arrays with reference counts,
+# which cost as much as their arithmetic (half of a pyramid step's sweep)
+@numba.njit(cache=True, inline='always')
+def _row_dot(rcols, rvals, rnnz, i, x):
+    s = 0.0
+    for kk in range(rnnz[i]):
+        s += rvals[i, kk] * x[rcols[i, kk]]
+    return s
+
+
+@numba.njit(cache=True, inline='always')
+def _add_column(cptr, ccol, cval, i, f, dv):
+    for t in range(cptr[i], cptr[i + 1]):
+        dv[ccol[t]] += cval[t] * f
+
+
+@numba.njit(cache=True, inline='always')
+def _exact_dv(cptr, ccol, cval, r, dv):
+    """dv = X r, per coordinate in the order of the rows."""
+    dv[:] = 0.0
+    for i in range(r.shape[0]):
+        if r[i] != 0.0:
+            _add_column(cptr, ccol, cval, i, r[i], dv)
+
+
+@numba.njit(cache=True, inline='always')
+def _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u):
+    for i in range(2 * nc):
+        u[i] = q[i] + _row_dot(rcols, rvals, rnnz, i, dv)
+    return _contact_errors(u, r, mu, nc)
+
+
+@numba.njit(cache=True)
+def _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc):
+    """Each contact's 2x2 block of W = H X, [[a, b], [bp, d]], every entry summed over H's entries in
+    order as delassus_csr sums W's (the same numbers)."""
+    blk = np.zeros((nc, 4))
+    xs = np.zeros(n)
+    for c in range(nc):
+        for side in range(2):
+            s = 2 * c + side
+            for t in range(cptr[s], cptr[s + 1]):
+                xs[ccol[t]] = cval[t]
+            for i in range(2):
+                blk[c, 2 * i + side] = 0.0 + _row_dot(rcols, rvals, rnnz, 2 * c + i, xs)
+            for t in range(cptr[s], cptr[s + 1]):
+                xs[ccol[t]] = 0.0
+    return blk
+
+
+@numba.njit(cache=True)
+def nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_iter):
+    """nsgs_fc2d_csr for W = H X without forming W: H by its sparse rows (rcols, rvals, rnnz: row i
+    has rvals[i, kk] in column rcols[i, kk], kk < rnnz[i]), X = M⁻¹Hᵀ by its columns (cptr, ccol,
+    cval: contact_rows.delassus_columns), n coordinates. A contact's update reads u from the rows
+    and v - v_free = X r (O(entries of its rows)) and adds its change to X r (O(entries of its
+    columns)); the error is that of u = q + H X r, with X r recomputed before convergence is declared.
+    Same returns, statuses, skipped contacts and local solves as nsgs_fc2d_csr (its iterates up to
+    round-off: u is summed in another order)."""
+    m = q.shape[0]
+    nc = m // 2
+    r = np.zeros(m)
+    if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r0.shape[0] < m or mu.shape[0] < nc:
+        return r, BAD_INPUT, 0, np.inf
+    for i in range(m):
+        if not np.isfinite(q[i]):
+            return r, BAD_INPUT, 0, np.inf
+    if nc == 0:
+        return r, SOLVED, 0, 0.0
+    for i in range(m):
+        r[i] = r0[i]
+    blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc)
+    qn = 0.0
+    dmax = 0.0
+    for i in range(m):
+        qn = max(qn, abs(q[i]))
+        dmax = max(dmax, blk[i // 2, 0 if i % 2 == 0 else 3])
+    norm = max(1.0, qn)
+    skip = np.zeros(nc, dtype=np.bool_)
+    for c in range(nc):
+        if not (blk[c, 0] > 1e-14 * dmax):
+            skip[c] = True
+            r[2 * c] = 0.0
+            r[2 * c + 1] = 0.0
+        elif r[2 * c] < 0.0:
+            r[2 * c] = 0.0
+    dv = np.empty(n)
+    u = np.empty(m)
+    _exact_dv(cptr, ccol, cval, r, dv)
+    err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
+    if err <= tol:
+        return r, SOLVED, 0, err
+    it = 0
+    while it < max_iter:
+        it += 1
+        for c in range(nc):
+            if skip[c]:
+                continue
+            iN = 2 * c
+            iT = iN + 1
+            a, b, bp, d = blk[c, 0], blk[c, 1], blk[c, 2], blk[c, 3]
+            rN = r[iN]
+            rT = r[iT]
+            qN = q[iN] + _row_dot(rcols, rvals, rnnz, iN, dv) - a * rN - b * rT
+            qT = q[iT] + _row_dot(rcols, rvals, rnnz, iT, dv) - bp * rN - d * rT
+            nN, nT = _local_solve(a, b, bp, d, qN, qT, mu[c], mu[c] <= 0.0)
+            dN = nN - rN
+            dT = nT - rT
+            if dN != 0.0:
+                r[iN] = nN
+                _add_column(cptr, ccol, cval, iN, dN, dv)
+            if dT != 0.0:
+                r[iT] = nT
+                _add_column(cptr, ccol, cval, iT, dT, dv)
+        err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
+        if err <= tol:
+            _exact_dv(cptr, ccol, cval, r, dv)  # drop the drift of the incremental update
+            err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
+            if err <= tol:
+                return r, SOLVED, it, err
+    _exact_dv(cptr, ccol, cval, r, dv)
+    err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
     return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
