@@ -46,7 +46,7 @@ def cos_sin(th):
 
 
 @njit(cache=True)
-def _world(px, py, co, si, lx, ly):
+def body_point(px, py, co, si, lx, ly):
     """The world point of body-frame point (lx, ly) of a body at (px, py) rotated by (co, si)."""
     return px + co * lx - si * ly, py + si * lx + co * ly
 
@@ -54,45 +54,46 @@ def _world(px, py, co, si, lx, ly):
 @njit(cache=True)
 def candidate_geometry(c, q, ci, cf, verts, pos, ang):
     """Returns (gap, nx, ny, pax, pay, pbx, pby) for candidate c; pa on A's surface, pb on B's."""
+    bt = ci[c, CI_BTYPE]
+    if bt == LIMIT:
+        return limit_geometry(q[ci[c, CI_VSTART]], ci[c, CI_VCOUNT], cf[c, CF_B0])
     a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
     ca, sa = cos_sin(ang[a]) if a >= 0 else (1.0, 0.0)
     cb, sb = cos_sin(ang[b]) if b >= 0 else (1.0, 0.0)
-    return candidate_geometry_at(c, q, ci, cf, verts, pos, ca, sa, cb, sb)
+    # (evaluation._contact_geometry gathers the same scalars, with each body's rotation computed once)
+    cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
+    if a >= 0:
+        cx, cy = body_point(pos[a, 0], pos[a, 1], ca, sa, cx, cy)
+    bpx, bpy = (pos[b, 0], pos[b, 1]) if b >= 0 else (0.0, 0.0)
+    return feature_geometry(bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2],
+                            cf[c, CF_B3], b >= 0, bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
 
 
 @njit(cache=True)
-def candidate_geometry_at(c, q, ci, cf, verts, pos, ca, sa, cb, sb):
-    """candidate_geometry with the rotations (cos, sin) of bodies A and B given: a whole evaluation
-    computes them once per body. Only scalars go to the helpers: each array argument of a call
-    costs its reference counts (~5 ns), as much as the arithmetic of a candidate."""
-    a = ci[c, CI_ABODY]
-    bt = ci[c, CI_BTYPE]
-    if bt == LIMIT:
-        j = ci[c, CI_VSTART]
-        sgn = float(ci[c, CI_VCOUNT])
-        return sgn * (q[j] - cf[c, CF_B0]), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
-    if a >= 0:
-        cx, cy = _world(pos[a, 0], pos[a, 1], ca, sa, cx, cy)
-    ra = cf[c, CF_RA]
-    rb = cf[c, CF_RB]
-    b = ci[c, CI_BBODY]
-    bpx = bpy = 0.0
-    if b >= 0:
-        bpx, bpy = pos[b, 0], pos[b, 1]
+def limit_geometry(qj, sign, bound):
+    """A joint limit's (gap, no normal, no points): sign (+1 lower, -1 upper) times coordinate - bound."""
+    return float(sign) * (qj - bound), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb, verts, v0, nv):
+    """candidate_geometry of the circle of radius ra centred at (cx, cy) (world) against B's feature of
+    type bt (its CF_B0..CF_B3 values f0..f3, its polygon verts[v0:v0 + nv]); on_b: the feature is on a
+    body at (bpx, bpy) rotated by (cb, sb). Scalars, but for the vertices: each array argument of a call
+    costs its reference counts (~5 ns), as much as a candidate's arithmetic."""
     if bt == HALFPLANE:
-        nx, ny = cf[c, CF_B2], cf[c, CF_B3]
-        sd = nx * (cx - cf[c, CF_B0]) + ny * (cy - cf[c, CF_B1])
+        nx, ny = f2, f3
+        sd = nx * (cx - f0) + ny * (cy - f1)
     elif bt == SEGMENT:
-        sd, nx, ny = _segment_side(cx, cy, cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3])
+        sd, nx, ny = _segment_side(cx, cy, f0, f1, f2, f3)
     elif bt == CIRCLE:
-        bx_, by_ = cf[c, CF_B0], cf[c, CF_B1]
-        if b >= 0:
-            bx_, by_ = _world(bpx, bpy, cb, sb, bx_, by_)
+        bx_, by_ = f0, f1
+        if on_b:
+            bx_, by_ = body_point(bpx, bpy, cb, sb, bx_, by_)
         # fallback normal: +y (beads stacked on a vertical line never coincide in practice)
         nx, ny, sd = _unit_or(cx - bx_, cy - by_, 0.0, 1.0)
     else:  # POLYGON (vertices local to body b, counter-clockwise)
-        sd, nx, ny = _polygon_side(cx, cy, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT], b >= 0, bpx, bpy, cb, sb)
+        sd, nx, ny = _polygon_side(cx, cy, verts, v0, nv, on_b, bpx, bpy, cb, sb)
     gap = sd - ra - rb
     pax, pay = cx - ra * nx, cy - ra * ny
     pbx, pby = cx - (sd - rb) * nx, cy - (sd - rb) * ny
@@ -126,8 +127,8 @@ def _polygon_side(cx, cy, verts, v0, nv, on_body, bpx, bpy, cb, sb):
         ax_, ay_ = verts[v0 + k, 0], verts[v0 + k, 1]
         bx_, by_ = verts[v0 + k2, 0], verts[v0 + k2, 1]
         if on_body:
-            ax_, ay_ = _world(bpx, bpy, cb, sb, ax_, ay_)
-            bx_, by_ = _world(bpx, bpy, cb, sb, bx_, by_)
+            ax_, ay_ = body_point(bpx, bpy, cb, sb, ax_, ay_)
+            bx_, by_ = body_point(bpx, bpy, cb, sb, bx_, by_)
         px, py, s = _closest_on_segment(cx, cy, ax_, ay_, bx_, by_)
         d2 = (cx - px) ** 2 + (cy - py) ** 2
         if d2 < best_d2:

@@ -4,8 +4,9 @@ the finite-difference force Jacobians of the iteration matrix."""
 import numpy as np
 from numba import njit
 
-from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT
-from .contact_geometry import candidate_geometry_at, cos_sin
+from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
+                    CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT)
+from .contact_geometry import body_point, cos_sin, feature_geometry, limit_geometry
 from .dynamics import body_kinematics, com_terms, element_forces
 
 
@@ -69,10 +70,18 @@ def _contact_geometry(m, d):
     for b in range(ang.shape[0]):
         cs[b, 0], cs[b, 1] = cos_sin(ang[b])
     for c in range(ci.shape[0]):
-        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-        ca, sa = (cs[a, 0], cs[a, 1]) if a >= 0 else (1.0, 0.0)
-        cb, sb = (cs[b, 0], cs[b, 1]) if b >= 0 else (1.0, 0.0)
-        g, nx, ny, pax, pay, pbx, pby = candidate_geometry_at(c, q, ci, cf, verts, pos, ca, sa, cb, sb)
+        bt = ci[c, CI_BTYPE]
+        if bt == LIMIT:
+            g, nx, ny, pax, pay, pbx, pby = limit_geometry(q[ci[c, CI_VSTART]], ci[c, CI_VCOUNT], cf[c, CF_B0])
+        else:  # candidate_geometry's scalars, read here: a call with the arrays would cost more than its work
+            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+            cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
+            if a >= 0:
+                cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
+            bpx, bpy, cb, sb = (pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1]) if b >= 0 else (0.0, 0.0, 1.0, 0.0)
+            g, nx, ny, pax, pay, pbx, pby = feature_geometry(
+                bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3], b >= 0,
+                bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby

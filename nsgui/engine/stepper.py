@@ -384,6 +384,11 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
     ccols, ccn, cf = m.ccols, m.ccn, m.cf
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
     projection, rest_v = m.isets[IS_PROJECTION], m.fs[FS_REST_V]
+    cold = True  # nothing in the problem pushed in the last step (a scene's first contact, a column at rest)
+    for r in range(nact):
+        if lamN[act[r]] > 0.0:
+            cold = False
+            break
     for r in range(nact):
         c = act[r]
         rn = 2 * r if fric else r
@@ -397,8 +402,10 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
         # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
         # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
         # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
-        # redundant, and adding the unloaded one moved the load between them at every step
-        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v
+        # redundant, and adding the unloaded one moved the load between them at every step. With no last
+        # set (cold), every contact not separating joins: a column started at rest took one swap per
+        # bead (m solves, O(m²)) from the empty set
+        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v or (cold and qd[rn] <= 0.0)
         if fric and cfric[r]:
             rnnz[rn + 1] = nn
             rcols[rn + 1, :nn] = ccols[c, :nn]

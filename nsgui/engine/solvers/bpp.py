@@ -47,22 +47,16 @@ def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped):
     """
     m = q.shape[0]
     n = 0
-    for j in range(m):
+    for j in range(m):  # one pass: positions, indices, right-hand side, z cleared
         pos[j] = n
+        z[j] = 0.0
         if F[j]:
+            idx[n] = j
+            b[n] = -q[j]
             n += 1
     pos[m] = n
-    for j in range(m):
-        z[j] = 0.0
     if n == 0:
         return True
-    k = 0
-    for j in range(m):
-        if F[j]:
-            idx[k] = j
-            k += 1
-    for a in range(n):
-        b[a] = -q[idx[a]]
     if sym:
         bw = 0
         for a in range(n):
