@@ -34,13 +34,19 @@ def sparse_rows_times(rcols, rvals, rnnz, X):
     """H X for sparse rows H (k x n) and dense X (n x k): the Delassus matrix W = H Ŵ⁻¹ Hᵀ."""
     k = rnnz.shape[0]
     W = np.zeros((k, X.shape[1]))
+    sparse_rows_times_into(rcols, rvals, rnnz, X, k, X.shape[1], W)
+    return W
+
+
+@njit(cache=True)
+def sparse_rows_times_into(rcols, rvals, rnnz, X, k, kc, out):
+    """out[:k, :kc] = H X for the first k sparse rows H and the first kc columns of X (into scratch)."""
     for r in range(k):
-        for s in range(X.shape[1]):
+        for s in range(kc):
             acc = 0.0
             for kk in range(rnnz[r]):
                 acc += rvals[r, kk] * X[rcols[r, kk], s]
-            W[r, s] = acc
-    return W
+            out[r, s] = acc
 
 
 @njit(cache=True)

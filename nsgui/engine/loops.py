@@ -20,7 +20,7 @@ from numba import njit
 
 from .codes import (ACC_PROJECTION, FS_H, FS_THETA, IS_CONST_F, IS_CONST_M, IS_IMPLICIT, LF_ANGLE, LF_AX, LF_AY, LF_BX,
                     LF_BY, LF_UX, LF_UY, LI_A, LI_B, LI_TYPE, LOOP_ROWS, PRISMATIC)
-from .contact_rows import delassus_lu, delassus_sparse, densify, sdot
+from .contact_rows import delassus_lu, delassus_sparse, densify, sdot, sparse_rows_times
 from .dynamics import body_kinematics
 from .evaluation import evaluate
 
@@ -173,15 +173,7 @@ def condense_contacts(m, d, X):
     """X_c ← X_c − X_b W_bb⁻¹ H_b X_c (in place) and the matrix G = W_bb⁻¹ H_b X_c (before the change):
     the loops' percussions move by −G λ_c when the contacts push."""
     rcols, rvals, rnnz = d.lrows_c, d.lrows_v, d.lrows_n
-    kb, kc = rnnz.shape[0], X.shape[1]
-    HX = np.zeros((kb, kc))
-    for r in range(kb):
-        for s in range(kc):
-            acc = 0.0
-            for kk in range(rnnz[r]):
-                acc += rvals[r, kk] * X[rcols[r, kk], s]
-            HX[r, s] = acc
-    G = d.lWinv @ HX
+    G = d.lWinv @ sparse_rows_times(rcols, rvals, rnnz, X)
     X -= d.lX @ G
     return G
 

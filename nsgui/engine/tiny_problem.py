@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
+from .contact_rows import sparse_rows_times_into
 from .solvers._linalg import band_cholesky_solve_inplace, lu_solve_inplace
 from .solvers.bpp import _BACKUP
 from .solvers.nsgs import _contact_errors, _local_solve
@@ -35,12 +36,7 @@ def delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W):
             hj = rvals[s, kk]
             for t in range(mptr[j], mptr[j + 1]):
                 X[mcol[t], s] += mval[t] * hj
-    for r in range(k):
-        for s in range(k):
-            w = 0.0
-            for kk in range(rnnz[r]):
-                w += rvals[r, kk] * X[rcols[r, kk], s]
-            W[r, s] = w
+    sparse_rows_times_into(rcols, rvals, rnnz, X, k, k, W)
 
 
 @njit(cache=True)
