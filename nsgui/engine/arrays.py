@@ -19,7 +19,7 @@ from numba.experimental import structref
 
 from .codes import LOOP_ROWS, N_ACC, N_AN, N_STATS, ST_MINGAP
 from .signals import SignalLayout
-from .tiny_problem import TINY_CONTACTS
+from .tiny_problem import TINY_ROWS
 
 
 class Kinematics(NamedTuple):
@@ -148,17 +148,17 @@ class Data(NamedTuple):
     lrows_n: np.ndarray
     lX: np.ndarray           # (nq, rows) Ŵ⁻¹H_bᵀ of the step
     lWinv: np.ndarray        # (rows, rows) (H_b Ŵ⁻¹H_bᵀ)⁻¹ of the step
-    # ---- scratch of the tiny step problems (tiny_problem.py: up to TINY_CONTACTS contacts)
-    tp_cols: np.ndarray      # (2 TINY_CONTACTS, width) their sparse rows (columns, values, counts)
+    # ---- scratch of the tiny step problems (tiny_problem.py: up to TINY_ROWS rows)
+    tp_cols: np.ndarray      # (TINY_ROWS, width) their sparse rows (columns, values, counts)
     tp_vals: np.ndarray
     tp_nnz: np.ndarray
-    tp_idx: np.ndarray       # (2 TINY_CONTACTS,) the LCP's free indices
-    tp_flags: np.ndarray     # (3, 2 TINY_CONTACTS) bool: first active set, active set, dropped rows
-    tp_vec: np.ndarray       # (5, 2 TINY_CONTACTS) rows q, r0, r, u, a right-hand side
-    tp_mu: np.ndarray        # (TINY_CONTACTS,)
-    tp_W: np.ndarray         # (2 TINY_CONTACTS, 2 TINY_CONTACTS) dense Delassus matrix
+    tp_idx: np.ndarray       # (TINY_ROWS,) the LCP's free indices
+    tp_flags: np.ndarray     # (3, TINY_ROWS) bool: first active set, active set, dropped rows
+    tp_vec: np.ndarray       # (5, TINY_ROWS) rows q, r0, r, u, a right-hand side
+    tp_mu: np.ndarray        # (TINY_ROWS,)
+    tp_W: np.ndarray         # (TINY_ROWS, TINY_ROWS) dense Delassus matrix
     tp_L: np.ndarray         # ... a principal submatrix's factors (the LCP)
-    tp_X: np.ndarray         # (nq, 2 TINY_CONTACTS) M⁻¹Hᵀ
+    tp_X: np.ndarray         # (nq, TINY_ROWS) M⁻¹Hᵀ
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
     fd_grav: np.ndarray
@@ -189,11 +189,9 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
         lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
-        tp_cols=z((2 * TINY_CONTACTS, width), np.int64), tp_vals=z((2 * TINY_CONTACTS, width)),
-        tp_nnz=z(2 * TINY_CONTACTS, np.int64), tp_idx=z(2 * TINY_CONTACTS, np.int64),
-        tp_flags=z((3, 2 * TINY_CONTACTS), np.bool_), tp_vec=z((5, 2 * TINY_CONTACTS)), tp_mu=z(TINY_CONTACTS),
-        tp_W=z((2 * TINY_CONTACTS, 2 * TINY_CONTACTS)), tp_L=z((2 * TINY_CONTACTS, 2 * TINY_CONTACTS)),
-        tp_X=z((n, 2 * TINY_CONTACTS)),
+        tp_cols=z((TINY_ROWS, width), np.int64), tp_vals=z((TINY_ROWS, width)), tp_nnz=z(TINY_ROWS, np.int64),
+        tp_idx=z(TINY_ROWS, np.int64), tp_flags=z((3, TINY_ROWS), np.bool_), tp_vec=z((5, TINY_ROWS)),
+        tp_mu=z(TINY_ROWS), tp_W=z((TINY_ROWS, TINY_ROWS)), tp_L=z((TINY_ROWS, TINY_ROWS)), tp_X=z((n, TINY_ROWS)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))

@@ -51,7 +51,7 @@ from .solvers.bpp import bpp_lcp_csr
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows
 from .solvers.pgs import pgs_lcp_csr
-from .tiny_problem import TINY_CONTACTS, delassus_dense, lcp_dense, nsgs_dense
+from .tiny_problem import TINY_CONTACTS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
@@ -284,7 +284,8 @@ def solve_contact_problem(m, d, nact, fric):
         return OK, -1
     solver = m.isets[IS_SOLVER]
     const_minv = m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0 and m.li.shape[0] == 0
-    if (nact <= TINY_CONTACTS and const_minv and (solver == SOLVER_AUTO or (fric and solver == SOLVER_NSGS))
+    tiny = nact <= TINY_CONTACTS if fric else nact <= TINY_ROWS  # (rows: 2 per contact with friction)
+    if (tiny and const_minv and (solver == SOLVER_AUTO or (fric and solver == SOLVER_NSGS))
             and _solve_tiny(m, d, nact, fric)):
         return OK, -1
     act = d.act
@@ -436,10 +437,10 @@ def _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new):
 
 @njit(cache=True)
 def _solve_tiny(m, d, nact, fric):
-    """The step problem of nact <= TINY_CONTACTS contacts with constant M⁻¹, dense in Data's scratch
-    (tiny_problem.py): the general path's numbers without its allocations (NSGS with friction, block
-    pivoting without, as _solve). Returns False, having changed no state, when it does not solve it
-    (the general path then does, and reports or falls back)."""
+    """The step problem of nact <= TINY_CONTACTS contacts with friction, or TINY_ROWS without, with
+    constant M⁻¹, dense in Data's scratch (tiny_problem.py): the general path's numbers without its
+    allocations (NSGS with friction, block pivoting without, as _solve). Returns False, having changed
+    no state, when it does not solve it (the general path then does, and reports or falls back)."""
     k = 2 * nact if fric else nact
     rcols, rvals, rnnz, flags, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_flags, d.tp_vec, d.tp_mu
     qd, r0, lam, u = vec[0], vec[1], vec[2], vec[3]

@@ -1,5 +1,6 @@
-"""The step problem when it is tiny (1-2 contacts: 1-2 unknowns, 2-4 with friction), dense and without
-allocation: what a resting ball, the sliding box and a resting or rocking body solve at every step.
+"""The step problem when it is tiny (1-2 contacts with friction, up to TINY_ROWS without), dense and
+without allocation: what a resting ball, the sliding box, a resting or rocking body and a short bead
+column solve at every step.
 
 The general path (stepper.solve_contact_problem) builds W = H M⁻¹Hᵀ in compressed sparse rows, its
 transpose and the solver's work arrays: some twenty to thirty small allocations, most of a 1- or
@@ -19,7 +20,8 @@ from .solvers._linalg import band_cholesky_solve_inplace, lu_solve_inplace
 from .solvers.bpp import _BACKUP
 from .solvers.nsgs import _contact_errors, _local_solve
 
-TINY_CONTACTS = 2  # contacts in a problem solved here (Data.tp_* are sized for it)
+TINY_CONTACTS = 2  # contacts with friction in a problem solved here (2 rows each)
+TINY_ROWS = 16  # rows of a problem solved here (Data.tp_* are sized for it): frictionless contacts up to it
 
 
 @njit(cache=True)
@@ -109,8 +111,8 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
 
 @njit(cache=True)
 def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
-    """bpp's _solve_sub on a dense W: z_F = -W_FF⁻¹ q_F, z = 0 elsewhere (band storage with the
-    full band: the entries the sparse W lacks are zeros, which change no sum). False if unusable."""
+    """bpp's _solve_sub on a dense W: z_F = -W_FF⁻¹ q_F, z = 0 elsewhere (band storage: the entries
+    the sparse W lacks are zeros, which change no sum). False if unusable."""
     n = 0
     for j in range(k):
         z[j] = 0.0
@@ -122,9 +124,16 @@ def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
     for a in range(n):
         b[a] = -q[idx[a]]
     if sym:
-        bw = n - 1
+        # the band of the nonzero entries (bpp_lcp_csr's, or narrower by exact zeros: the same sums);
+        # a chain's problem is tridiagonal, and a full band would cost O(n³)
+        bw = 0
+        for a in range(1, n):
+            for c in range(a - bw):
+                if W[idx[a], idx[c]] != 0.0:
+                    bw = a - c
+                    break
         for a in range(n):
-            for c in range(a + 1):
+            for c in range(max(0, a - bw), a + 1):
                 L[a, bw - (a - c)] = W[idx[a], idx[c]]
         if not band_cholesky_solve_inplace(L[:n, :n], bw, b[:n], dropped[:n]):
             return False

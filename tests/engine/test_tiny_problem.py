@@ -1,7 +1,7 @@
-"""The dense path of tiny step problems (tiny_problem.py, 1-2 contacts) against the general sparse path
-(delassus_csr + nsgs_fc2d_csr with friction, + bpp_lcp_csr without), on random problems and on the
-sliding box's and the resting ball's own rows, and its answers checked against the Coulomb-Signorini
-conditions (and the LCP's) directly."""
+"""The dense path of tiny step problems (tiny_problem.py: 1-2 contacts, up to TINY_ROWS frictionless)
+against the general sparse path (delassus_csr + nsgs_fc2d_csr with friction, + bpp_lcp_csr without),
+on random problems and on the sliding box's, the resting ball's and a resting bead column's own rows,
+and its answers checked against the Coulomb-Signorini conditions (and the LCP's) directly."""
 import os
 
 import numpy as np
@@ -14,7 +14,7 @@ from nsgui.engine.contact_rows import delassus_csr
 from nsgui.engine.solvers._linalg import csr_symmetric, csr_transpose
 from nsgui.engine.solvers.bpp import bpp_lcp_csr
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
-from nsgui.engine.tiny_problem import delassus_dense, lcp_dense, nsgs_dense
+from nsgui.engine.tiny_problem import TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense
 from nsgui.scene import load_scene
 from tests.helpers import SCENES
 
@@ -165,10 +165,10 @@ def test_sliding_box_rows_give_the_general_paths_step():
     assert checked >= 10
 
 
-def _lcp_dense(W, q, active0, k):
-    z, w, b = np.zeros(4), np.zeros(4), np.zeros(4)
-    idx, L = np.zeros(4, np.int64), np.zeros((4, 4))
-    F, dropped = np.zeros(4, np.bool_), np.zeros(4, np.bool_)
+def _lcp_dense(W, q, active0, k, size=4):
+    z, w, b = np.zeros(size), np.zeros(size), np.zeros(size)
+    idx, L = np.zeros(size, np.int64), np.zeros((size, size))
+    F, dropped = np.zeros(size, np.bool_), np.zeros(size, np.bool_)
     status, it = lcp_dense(W, q, active0, k, 3 * k + 10, z, w, idx, b, L, F, dropped)
     return z[:k], status, it
 
@@ -240,3 +240,98 @@ def test_resting_balls_rows_give_block_pivotings_step():
         assert lamN_tiny[c] == pytest.approx(9.81 * model.dt, rel=1e-3)  # m g h: the weight over the step (m = 1 kg)
         checked += 1
     assert checked == 40
+
+
+def _chain_rows(rng, k, n, chain):
+    """k frictionless contact rows on n >= k coordinates: a column's (row r on coordinates r-1 and r,
+    so W is tridiagonal; chain) or random ones of 1-3 coordinates (a general W, some rows redundant)."""
+    width = 3
+    rcols, rvals = np.zeros((TINY_ROWS, width), np.int64), np.zeros((TINY_ROWS, width))
+    rnnz = np.zeros(TINY_ROWS, np.int64)
+    for r in range(k):
+        cols = [r - 1, r] if chain and r > 0 else [r] if chain else \
+            sorted(rng.choice(n, size=int(rng.integers(1, 4)), replace=False))
+        vals = [-1.0, 1.0] if chain and r > 0 else list(rng.normal(size=len(cols)))
+        rnnz[r] = len(cols)
+        rcols[r, :len(cols)] = cols
+        rvals[r, :len(cols)] = vals
+    if not chain and k > 3 and rng.random() < 0.3:  # a redundant row: two corners of a resting face
+        rcols[k - 1], rvals[k - 1], rnnz[k - 1] = rcols[0], 3.0 * rvals[0], rnnz[0]
+    return rcols, rvals, rnnz
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_dense_lcp_of_up_to_tiny_rows_is_block_pivotings_answer_bit_for_bit(seed):
+    """3 to TINY_ROWS frictionless contacts (a short bead column: tridiagonal W, solved in its band;
+    random rows: a full W): the dense path's percussions are bpp_lcp_csr's on the sparse W, bit for
+    bit, and 0 <= z ⊥ W z + q >= 0 holds."""
+    rng = np.random.default_rng(500 + seed)
+    k = 3 + seed % (TINY_ROWS - 2)
+    chain = seed % 3 != 2
+    n = k + int(rng.integers(0, 4))
+    mptr, mcol, mval, Minv = _minv_csr(rng, n) if not chain else _diagonal_minv(rng, n)
+    rcols, rvals, rnnz = _chain_rows(rng, k, n, chain)
+    q = rng.normal(size=TINY_ROWS) - 0.5 * (seed % 2)
+    active0 = rng.random(TINY_ROWS) < 0.5
+    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols[:k].copy(), rvals[:k].copy(), rnnz[:k].copy(),
+                                                      mptr, mcol, mval, n)
+    zg, sg, itg = bpp_lcp_csr(wptr, wcol, wval, q[:k].copy(), active0[:k].copy(), 3 * k + 10,
+                              csr_symmetric(wptr, wcol, wval), np.zeros(0, np.bool_))
+    X, W = np.zeros((n, TINY_ROWS)), np.zeros((TINY_ROWS, TINY_ROWS))
+    delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
+    zd, sd, itd = _lcp_dense(W, q, active0, k, TINY_ROWS)
+    assert (sd, itd) == (sg, itg)
+    if sd == SOLVED:
+        np.testing.assert_array_equal(zd, zg)
+        H = np.zeros((k, n))
+        for row in range(k):
+            H[row, rcols[row, :rnnz[row]]] = rvals[row, :rnnz[row]]
+        w = H @ Minv @ H.T @ zd + q[:k]
+        tol = 1e-8 * max(1.0, np.abs(q).max())
+        assert (zd >= 0).all() and (w >= -tol).all() and (np.abs(zd * w) <= tol * max(1.0, np.abs(zd).max())).all()
+
+
+def _diagonal_minv(rng, n):
+    """M⁻¹ of beads on their own prismatic joints: diagonal."""
+    d = rng.uniform(0.5, 2.0, size=n)
+    return np.arange(n + 1, dtype=np.int64), np.arange(n, dtype=np.int64), d, np.diag(d)
+
+
+def test_resting_bead_columns_rows_give_block_pivotings_step():
+    """A column of 10 beads at rest on the ground (10 frictionless contacts pushed at every step):
+    the dense path takes it, and its percussions and velocities are the general path's bit for bit;
+    the ground carries the column's weight over the step."""
+    import runpy
+    from tests.helpers import ROOT
+    make = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_bead_columns.py"))
+    model = compile_scene(make["bead_column"](10, bottom=0.1, pitch=0.2))
+    sim = Simulator(model)
+    m, d = sim._args
+    dat, ma = sim._data, model.arrays
+    sim.run(50, False)
+    for _ in range(10):
+        sim.run(7, False)
+        st.free_velocity(m, d)
+        nact, fric = st.activate_contacts(m, d)
+        assert nact == 10 and not fric
+        dat.v_new[:] = dat.vfree
+        assert st._solve_tiny(m, d, nact, False)
+        v_tiny, lamN_tiny = dat.v_new.copy(), dat.lamN_new.copy()
+        width = max(ma.ccols.shape[1], 1)
+        rcols, rvals, rnnz = np.zeros((nact, width), np.int64), np.zeros((nact, width)), np.zeros(nact, np.int64)
+        qd, mu, r0, on = np.zeros(nact), np.zeros(nact), np.zeros(nact), np.zeros(nact, np.bool_)
+        st._problem_rows(m, d, nact, False, rcols, rvals, rnnz, qd, mu, r0, on)
+        n = dat.v.shape[0]
+        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
+        z, status, _it = bpp_lcp_csr(wptr, wcol, wval, qd, on, 3 * nact + 10, csr_symmetric(wptr, wcol, wval),
+                                     np.zeros(0, np.bool_))
+        assert status == SOLVED
+        v_gen = dat.vfree.copy()
+        for i in range(n):
+            for t in range(xptr[i], xptr[i + 1]):
+                v_gen[i] += xval[t] * z[xcol[t]]
+        act = dat.act[:nact]
+        np.testing.assert_array_equal(lamN_tiny[act], z)
+        np.testing.assert_array_equal(v_tiny, v_gen)
+        ground = model.contact_names.index("bead0_ground")
+        assert lamN_tiny[ground] == pytest.approx(-10 * model.scene.gravity[1] * model.dt, rel=1e-9)  # N m g h
