@@ -170,14 +170,37 @@ class Simulator:
             c.next_sample = 0.0
         self._args = (m.struct, to_struct(d))  # what the kernels take
         self.step_count = 0
-        self._row = np.zeros(len(self.signal_names))
-        st.state_row(*self._args, self._row, True)
-        gap = self._row[self._layout.contact_columns("gap")]
+        self._row_buf = np.zeros(len(self.signal_names))
+        self._row_stale = False
+        self._no_snaps = np.empty((0, 2 + sum(self._snapshot_sizes())))  # the buffer of a run taking none
+        st.state_row(*self._args, self._row_buf, True)
+        gap = self._row_buf[self._layout.contact_columns("gap")]
         d.stats[codes.ST_MINGAP] = min(0.0, gap.min()) if m.ncontacts else 0.0
         self._events.clear()
         self._restart_snapshot_clock()
         for b in self._python:  # a fresh instance of each user controller, started at t0
             b.start(self)
+
+    @property
+    def _row(self):
+        """The signal row of the current state. A run that records some signals (or none) leaves it to
+        be made here when it is read (a kernel call of its own: most such runs never read it)."""
+        if self._row_stale:
+            self._refresh_row()
+        return self._row_buf
+
+    def _refresh_row(self):
+        st.state_row(*self._args, self._row_buf, False)
+        self._row_stale = False
+
+    def _tqv_row(self):
+        """A row holding the current t, q and v (its first columns; NaN elsewhere)."""
+        d, n = self._data, self.model.nq
+        row = np.full(len(self.signal_names), np.nan)
+        row[0] = d.t[0]
+        row[self._layout.q:self._layout.q + n] = d.q
+        row[self._layout.v:self._layout.v + n] = d.v
+        return row
 
     @property
     def t(self):
@@ -222,7 +245,7 @@ class Simulator:
         if self._ed is not None:  # without the integrator's state it starts afresh from (t, q, v)
             ok = state.ed is not None and state.ed.shape == self._ed.shape
             self._ed[:] = state.ed if ok else 0.0
-        st.state_row(*self._args, self._row, False)
+        self._refresh_row()
         self._restart_snapshot_clock()
         for b in self._python:  # a block the snapshot does not know starts afresh
             b.restore(self, state.user_state.get(b.name))
@@ -258,10 +281,10 @@ class Simulator:
         return sizes + ([len(self._ed)] if self._ed is not None else [])
 
     def _snapshot_buffer(self, nsteps):
-        width = 2 + sum(self._snapshot_sizes())
         interval = self._snap_clock[1]
         if interval <= 0.0:
-            return np.empty((0, width))
+            return self._no_snaps
+        width = 2 + sum(self._snapshot_sizes())
         spacing = max(1, int(interval / self.model.dt) - 1)  # fewest steps between two snapshots
         # zeros: a snapshot time stepping takes for the event-driven integrator has ed = 0 (afresh)
         return np.zeros((min(nsteps, nsteps // spacing + 2), width))
@@ -330,7 +353,7 @@ class Simulator:
             d.v[:] += velocity_jump(m, d.q, p)
             gain = 0.5 * d.v @ M @ d.v - k0
             d.energy[codes.ACC_E0] += gain
-            st.state_row(*self._args, self._row, False)
+            self._refresh_row()
             self._events.append(Event(self.t, "push", p.name, f"impulse ({p.impulse[0]:g}, {p.impulse[1]:g}) N·s "
                                       f"on {m.body_names[p.body]}: kinetic energy {gain:+.4g} J",
                                       energy_lost=-gain))
@@ -349,7 +372,7 @@ class Simulator:
         off = len(m.actuator_names) + m.ncontacts
         for k in cands:
             self._data.ctrl[off + k] = 1.0 if enabled else 0.0
-        st.state_row(*self._args, self._row, False)
+        self._refresh_row()
 
     # ------------------------------------------------------------------ mouse perturbation
     def perturb(self, body, point, target, *, stiffness=perturbation.STIFFNESS,
@@ -483,7 +506,8 @@ class Simulator:
             width = len(self.signal_names) if sel is None else len(sel.cols)
             rows = np.empty((nsteps if record else 0, width))
         prev_status = self._data.status.copy()
-        prev_row = self._row.copy()  # the state before this call: impacts' velocities before
+        # the state before this call (impacts' velocities before: t, q, v are what is read)
+        prev_row = self._tqv_row() if self._row_stale else self._row_buf.copy()
         prev_warnings = stats[codes.ST_WARNINGS]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
@@ -504,11 +528,12 @@ class Simulator:
                                       f"{new_warnings} step problem(s) stopped at the iteration cap "
                                       f"(last error {stats[codes.ST_LASTERR]:.1e})"))
         if record and done and sel is None:
-            self._row[:] = rows[done - 1]
+            self._row_buf[:] = rows[done - 1]
+            self._row_stale = False
             if self._ed is None:
                 self._collect_events(rows[:done], prev_status, prev_row)
         elif done:
-            st.state_row(*self._args, self._row, False)
+            self._row_stale = True
             if record and sel.ecols.size:
                 self._collect_events(extra[:done], prev_status, prev_row, sel)
         if code != codes.OK:
