@@ -17,7 +17,7 @@ from nsgui.engine.solvers import (
     nsgs_fc2d,
     pgs_lcp,
 )
-from nsgui.engine.solvers._linalg import band_cholesky_solve_inplace
+from nsgui.engine.solvers._linalg import band_cholesky_solve_inplace, tridiagonal_ldl_solve_inplace
 
 TOL = 1e-9
 
@@ -235,6 +235,54 @@ def test_band_cholesky_matches_dense_solve(bw):
     assert band_cholesky_solve_inplace(L, b2, x, dropped)
     assert not dropped.any()
     np.testing.assert_allclose(S @ x, rhs, atol=1e-10)
+
+
+def _tridiagonal_band(S):
+    n = S.shape[0]
+    L = np.zeros((n, 2))
+    L[:, 1] = np.diag(S)
+    L[1:, 0] = np.diag(S, -1)
+    return L
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 1000])
+def test_tridiagonal_ldl_solves_the_column(n):
+    """A bead column's Delassus matrix (tridiagonal, 2 on the diagonal, -1 beside): x solves S x = b
+    (S's exact inverse: the weights the beads carry) without square roots, as band Cholesky does."""
+    S = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    rhs = np.random.default_rng(n).standard_normal(n)
+    x, x_chol = rhs.copy(), rhs.copy()
+    dropped, dropped_chol = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    assert tridiagonal_ldl_solve_inplace(_tridiagonal_band(S), x, dropped)
+    assert band_cholesky_solve_inplace(_tridiagonal_band(S), 1, x_chol, dropped_chol)
+    assert not dropped.any()
+    np.testing.assert_allclose(S @ x, rhs, rtol=0, atol=1e-12 * n * n)
+    np.testing.assert_allclose(x, x_chol, rtol=1e-12, atol=1e-12 * n)
+    # the column under gravity (unit masses, g h = 1; the ground contact's row has 1 on the diagonal):
+    # contact k carries the n - k beads from k up
+    S[0, 0] = 1.0
+    w = np.zeros(n)
+    w[0] = 1.0
+    assert tridiagonal_ldl_solve_inplace(_tridiagonal_band(S), w, dropped)
+    np.testing.assert_allclose(w, n - np.arange(n), rtol=1e-12)
+
+
+def test_tridiagonal_ldl_drops_a_redundant_row_as_band_cholesky_does():
+    """Rows 1 and 2 equal (two contacts on one coordinate): the later one is dropped, its x is 0, and
+    the rest solves the system without it; an indefinite matrix is refused."""
+    S = np.array([[2.0, -1.0, 0.0, 0.0], [-1.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, -1.0], [0.0, 0.0, -1.0, 2.0]])
+    S[2, 2] = S[1, 2] ** 2 / (S[1, 1] - 1.0 / 2.0)  # D_2 = 0: row 2 depends on rows 0 and 1
+    rhs = np.array([1.0, 2.0, 3.0, 4.0])
+    for solve in (lambda L, b, dr: tridiagonal_ldl_solve_inplace(L, b, dr),
+                  lambda L, b, dr: band_cholesky_solve_inplace(L, 1, b, dr)):
+        x, dropped = rhs.copy(), np.zeros(4, dtype=bool)
+        assert solve(_tridiagonal_band(S), x, dropped)
+        assert dropped.tolist() == [False, False, True, False]
+        keep = [0, 1, 3]
+        np.testing.assert_allclose(x[keep], np.linalg.solve(S[np.ix_(keep, keep)], rhs[keep]), rtol=1e-12)
+        assert x[2] == 0.0
+    indefinite = np.array([[1.0, 2.0], [2.0, 1.0]])
+    assert not tridiagonal_ldl_solve_inplace(_tridiagonal_band(indefinite), np.ones(2), np.zeros(2, dtype=bool))
 
 
 # ---------------------------------------------------------------- FC2D

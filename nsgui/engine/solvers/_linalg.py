@@ -129,6 +129,40 @@ def band_cholesky_solve_inplace(L, bw, b, dropped):
 
 
 @numba.njit(cache=True)
+def tridiagonal_ldl_solve_inplace(L, b, dropped):
+    """band_cholesky_solve_inplace for bw = 1 (chains and columns: a tridiagonal S), as S = L D Lᵀ
+    with unit L: no square root, and one division per row (1/D_i, kept in L[i, 1]) where Cholesky's
+    serial chain has a square root and three divisions. Same storage (L[i, 0] = S[i, i-1], L[i, 1] =
+    S[i, i]), same pivots (D_i is Cholesky's squared pivot), same dropping and indefiniteness tests."""
+    n = b.shape[0]
+    for i in range(n):
+        dropped[i] = False
+        diag = L[i, 1]
+        off = L[i, 0] if i > 0 and not dropped[i - 1] else 0.0  # a dropped row couples to nothing
+        l = off * L[i - 1, 1] if off != 0.0 else 0.0
+        s = diag - l * off  # D_i = S[i, i] - L[i, i-1]² D_{i-1}
+        if diag <= 0.0 or s <= 1e-10 * diag:
+            if diag > 0.0 and s < -1e-8 * diag:
+                return False
+            dropped[i] = True
+            L[i, 0] = 0.0
+            L[i, 1] = 0.0
+        else:
+            L[i, 0] = l
+            L[i, 1] = 1.0 / s
+    for i in range(n):  # L y = b (a dropped row's y is 0), then D⁻¹ y
+        if dropped[i]:
+            b[i] = 0.0
+        elif i > 0:
+            b[i] -= L[i, 0] * b[i - 1]
+    for i in range(n):
+        b[i] *= L[i, 1]
+    for i in range(n - 2, -1, -1):  # Lᵀ x = D⁻¹ y (L[i + 1, 0] = 0 after a dropped row i)
+        b[i] -= L[i + 1, 0] * b[i + 1]
+    return True
+
+
+@numba.njit(cache=True)
 def bad_input(M, q, x, nx):
     """True if M is not m x m, x (warm start / guess / mu) has fewer than nx entries, or q
     has a non-finite entry (numba does not bounds-check, so shapes are verified up front)."""

@@ -8,7 +8,8 @@ P-matrices).
 
 M is given in compressed sparse rows (_linalg; bpp_lcp takes a dense M and hands its non-zeros on). The linear solve exploits bandedness: each row's leftmost
 non-zero gives the bandwidth of M_FF in O(nnz) per iteration, and the banded Cholesky costs
-O(|F| b^2) (with b = |F| - 1 it is ordinary dense Cholesky). A bead column (tridiagonal Delassus,
+O(|F| b^2) (with b = |F| - 1 it is ordinary dense Cholesky; b = 1, a long tridiagonal M_FF, is
+factored as L D Lᵀ without square roots). A bead column (tridiagonal Delassus,
 all contacts active, previous active set as guess) is solved in one iteration with O(m) work.
 Non-symmetric M uses dense LU with partial pivoting.
 
@@ -20,10 +21,12 @@ import numpy as np
 import numba
 
 from ._linalg import (bad_input, band_cholesky_solve_inplace, csr_bad_input, csr_diagonal, csr_from_dense,
-                      csr_matvec_plus, csr_symmetric, lu_solve_inplace)
+                      csr_matvec_plus, csr_symmetric, lu_solve_inplace, tridiagonal_ldl_solve_inplace)
 from ..codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 
 _BACKUP = 3
+_LDL_MIN = 64  # a tridiagonal M_FF this large is factored as L D Lᵀ: its serial chain of square roots and
+               # divisions is what costs at N = 1000 (~30 µs); smaller ones keep Cholesky's numbers
 
 
 @numba.njit(cache=True)
@@ -71,7 +74,10 @@ def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped):
                 j = col[p]
                 if F[j] and j <= i:
                     L[a, bw - (a - pos[j])] += val[p]
-        if not band_cholesky_solve_inplace(L, bw, b[:n], dropped[:n]):
+        if bw == 1 and n >= _LDL_MIN:  # long chains and columns: LDLᵀ, no square-root chain
+            if not tridiagonal_ldl_solve_inplace(L, b[:n], dropped[:n]):
+                return False
+        elif not band_cholesky_solve_inplace(L, bw, b[:n], dropped[:n]):
             return False
     else:
         A = np.zeros((n, n))
