@@ -494,3 +494,40 @@ def test_bpp_mixed_lcp_with_equalities_among_the_rows():
     tau, ok = _solve_mixed(*csr_from_dense(M), q.copy(), eq)
     assert ok
     np.testing.assert_allclose(tau, z, rtol=1e-9, atol=1e-9)
+
+
+def test_bpp_stops_at_a_cycle_on_a_singular_mixed_problem():
+    """Four rows on three coordinates (W = H Hᵀ of rank 3, shifted by 1e-12 as the projection does): the
+    banded Cholesky drops the dependent row and block pivoting's single swaps toggle one index for ever
+    (the 55-box pyramid's projection spent its whole cap of 3k + 10 solves so, 1162 banded factors of a
+    384-row problem a step). The cycle is seen at its second swap; the projection's dense fallback then
+    finds the M-closest displacement, checked against every active set tried by hand."""
+    from itertools import combinations
+
+    from nsgui.engine.projection import _solve_mixed
+    from nsgui.engine.solvers._linalg import csr_from_dense
+    from nsgui.engine.solvers.bpp import bpp_lcp_csr
+    H = np.array([[1.0, 1.0, -1.0], [1.0, -1.0, 0.0], [0.0, -1.0, 1.0], [-1.0, 0.0, -1.0]])
+    q = np.array([-1.0, -2.0, 0.0, -1.0])
+    eq = np.array([False, False, True, False])
+    k = q.shape[0]
+    W = H @ H.T
+    Ws = W + np.diag(1e-12 * (1.0 + np.diag(W)))
+    z, status, it = bpp_lcp_csr(*csr_from_dense(Ws), q, q < 0.0, 3 * k + 10, True, eq)
+    assert status == ITERATION_CAP and it < 3 * k + 10   # (it was 22: the whole cap)
+    tau, ok = _solve_mixed(*csr_from_dense(W), q.copy(), eq)
+    assert ok
+    dq = H.T @ tau
+    gap = H @ dq + q
+    assert abs(gap[eq]).max() < 1e-9 and gap[~eq].min() > -1e-9
+    # the smallest displacement meeting the rows: the least-norm one over every choice of held rows
+    best = None
+    uni = np.flatnonzero(~eq)
+    for size in range(len(uni) + 1):
+        for held in combinations(uni, size):
+            rows = np.concatenate([np.flatnonzero(eq), held]).astype(int)
+            d = -np.linalg.lstsq(H[rows], q[rows], rcond=None)[0]
+            g = H @ d + q
+            if np.allclose(g[rows], 0.0, atol=1e-12) and g.min() > -1e-12 and (best is None or d @ d < best @ best):
+                best = d
+    np.testing.assert_allclose(dq, best, atol=1e-9)

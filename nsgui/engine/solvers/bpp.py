@@ -4,7 +4,11 @@ Warm-started from a guess of the active set F (z_F free, w_F = 0; z = 0 elsewher
 iteration solves M_FF z_F = -q_F and swaps every infeasible index (z_i < 0 in F, w_i < 0 out
 of F). Safeguard: when the number of infeasibilities has not decreased for _BACKUP iterations,
 only the largest infeasible index is swapped (Murty's single principal pivoting, finite for
-P-matrices).
+P-matrices). Two single swaps of the same index in a row are a cycle (the active set is back where it
+was, so every later iteration repeats): the solve stops there with status 2 and the z it would have
+ended on at the iteration cap.
+That happens on singular M (the projection of a box pyramid: redundant corners), where it used to
+spend the whole cap of 3m + 10 solves.
 
 M is given in compressed sparse rows (_linalg; bpp_lcp takes a dense M and hands its non-zeros on). The linear solve exploits bandedness: each row's leftmost
 non-zero gives the bandwidth of M_FF in O(nnz) per iteration, and the banded Cholesky costs
@@ -143,6 +147,7 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
     dropped = np.empty(m, dtype=np.bool_)
     best = m + 1
     backup = _BACKUP
+    swapped = -1  # the index of the last single swap (-1 after a block swap)
     it = 0
     while it < max_iter:
         it += 1
@@ -193,5 +198,12 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
                 elif w[i] < -tol_w:
                     F[i] = True
         else:
+            # back to the active set of two iterations ago: a cycle (stopped on the iterate the cap
+            # would end on: callers that keep the better of two answers get the same z)
+            if last == swapped and (max_iter - it) % 2 == 0:
+                return z, ITERATION_CAP, it
+            swapped = last
             F[last] = not F[last]
+            continue
+        swapped = -1
     return z, ITERATION_CAP, it
