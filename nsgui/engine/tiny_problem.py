@@ -180,6 +180,7 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
         F[i] = active0[i]
     best = k + 1
     backup = _BACKUP
+    swapped = -1  # the last single swap (bpp_lcp_csr's cycle test)
     it = 0
     while it < max_iter:
         it += 1
@@ -218,5 +219,10 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
                 elif w[i] < -tol_w:
                     F[i] = True
         else:
+            if last == swapped and (max_iter - it) % 2 == 0:  # a cycle, stopped as bpp_lcp_csr does
+                return ITERATION_CAP, it
+            swapped = last
             F[last] = not F[last]
+            continue
+        swapped = -1
     return ITERATION_CAP, it
