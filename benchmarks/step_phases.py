@@ -5,7 +5,7 @@
 
 Runs the bead columns of benchmarks/scaling.py (or a scene file) through the same phases as the
 compiled loop, each called from Python (a few µs of call overhead per phase), and prints per phase (process CPU time)
-the share of the time, with the projection split into its linear problems. For profiling only: the
+the share of the time, and in how many steps the projection moved q (solved its linear problems). For profiling only: the
 steps are the compiled loop's steps (same functions, same order), the sum is not its speed.
 """
 import os
@@ -44,6 +44,7 @@ def phases(model, steps):
              "book+classify", "evaluate", "project_positions", "record_step")
     acc = dict.fromkeys(names, 0.0)
     nact_total = 0
+    moved = 0  # steps in which the projection moved q (its linear problems were solved)
     stats, iters = sim._data.stats, []
     clock = time.process_time  # CPU time: other processes share the cores
     for step in range(steps):
@@ -71,13 +72,18 @@ def phases(model, steps):
         upot = evaluate(m, d, not const_M)
         t6 = clock()
         if projection:
+            q0 = sim._data.q.copy()
+            t6 = clock()  # (the copy in no phase)
             upot = st.project_positions(m, d, upot)
-        t7 = clock()
+            t7 = clock()
+            moved += not np.array_equal(q0, sim._data.q)
+        else:
+            t7 = clock()
         st.record_step(m, d, row, 0, upot, True)
         t8 = clock()
         for name, a, b in zip(names, (t0, t1, t2, t3, t4, t5, t6, t7), (t1, t2, t3, t4, t5, t6, t7, t8)):
             acc[name] += b - a
-    return acc, nact_total / steps, np.array(iters)
+    return acc, nact_total / steps, np.array(iters), moved
 
 
 def main(argv=None):
@@ -102,10 +108,11 @@ def main(argv=None):
     for label, scene in cases:
         model = compile_scene(scene)
         phases(model, 3)  # kernels loaded
-        acc, nact, iters = phases(model, args.steps)
+        acc, nact, iters, moved = phases(model, args.steps)
         total = sum(acc.values())
         print(f"{label}: {total / args.steps * 1e6:.0f} µs/step, {nact:.1f} active contacts per step, "
-              f"solver iterations per step: mean {iters.mean():.1f}, max {iters.max():.0f}")
+              f"solver iterations per step: mean {iters.mean():.1f}, max {iters.max():.0f}; "
+              f"the projection moved q in {moved} of {args.steps} steps")
         for name, v in sorted(acc.items(), key=lambda kv: -kv[1]):
             print(f"  {name:24s} {v / args.steps * 1e6:10.1f} µs/step  {100 * v / total:5.1f} %")
 

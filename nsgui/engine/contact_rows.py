@@ -133,6 +133,19 @@ def delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n):
     ccol = np.empty(cap, np.int64)
     cval = np.empty(cap)
     cptr = np.empty(k + 1, np.int64)
+    if _diagonal(mptr, mcol, n, rcols, rnnz):
+        # M⁻¹ diagonal (a body's coordinates at its centre of mass, beads on prismatic joints): column r
+        # is row r scaled, without the scatter (the same sums: 0 + one product)
+        p = 0
+        for r in range(k):
+            cptr[r] = p
+            for kk in range(rnnz[r]):
+                j = rcols[r, kk]
+                ccol[p] = j
+                cval[p] = 0.0 + mval[mptr[j]] * rvals[r, kk]
+                p += 1
+        cptr[k] = p
+        return cptr, ccol, cval
     acc = np.zeros(max(n, k))
     mark = np.full(max(n, k), -1, np.int64)
     p = 0
@@ -153,6 +166,20 @@ def delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n):
             cval[t] = acc[ccol[t]]
     cptr[k] = p
     return cptr, ccol, cval
+
+
+@njit(cache=True)
+def _diagonal(mptr, mcol, n, rcols, rnnz):
+    """True if M⁻¹ (compressed sparse rows) is diagonal and no row of H names a coordinate twice."""
+    for j in range(n):
+        if mptr[j + 1] - mptr[j] != 1 or mcol[mptr[j]] != j:
+            return False
+    for r in range(rnnz.shape[0]):
+        for kk in range(1, rnnz[r]):
+            for ll in range(kk):
+                if rcols[r, kk] == rcols[r, ll]:
+                    return False
+    return True
 
 
 @njit(cache=True)
