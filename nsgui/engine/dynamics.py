@@ -63,7 +63,10 @@ def body_kinematics(m, q, v, kin):
         wvx, wvy = vpx - wp * rsy + rdx, vpy + wp * rsx + rdy
         wax = apx - wp * wp * rsx - 2.0 * wp * rdy
         way = apy - wp * wp * rsy + 2.0 * wp * rdx
-        cc, sc = np.cos(th), np.sin(th)
+        if th == 0.0:  # (cos 0 = 1 and sin(±0) = ±0: the same numbers without the calls)
+            cc, sc = 1.0, th
+        else:
+            cc, sc = np.cos(th), np.sin(th)
         cs[b, 0], cs[b, 1] = cc, sc
         if jt == FREE:
             acx = acy = 0.0

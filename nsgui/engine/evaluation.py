@@ -6,7 +6,7 @@ from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
                     CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT)
-from .contact_geometry import body_point, cos_sin, feature_geometry, limit_geometry
+from .contact_geometry import body_point, feature_geometry, limit_geometry
 from .dynamics import body_kinematics, com_terms, element_forces
 
 
@@ -65,10 +65,7 @@ def _contact_geometry(m, d):
     ci, cf, verts, q, v = m.ci, m.cf, m.verts, d.q, d.v
     gap, nrm, pa, pb, un = d.gap, d.nrm, d.pa, d.pb, d.un
     kin = d.kin
-    pos, ang = kin.pos, kin.ang
-    cs = np.empty((ang.shape[0], 2))  # each body's rotation once, not twice per candidate
-    for b in range(ang.shape[0]):
-        cs[b, 0], cs[b, 1] = cos_sin(ang[b])
+    pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
     for c in range(ci.shape[0]):
         bt = ci[c, CI_BTYPE]
         if bt == LIMIT:
