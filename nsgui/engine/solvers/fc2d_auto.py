@@ -19,6 +19,8 @@ from .lemke_fc2d import lemke_fc2d
 from .nsgs import fc2d_error_csr, nsgs_fc2d_csr
 from ..codes import ITERATION_CAP, SOLVED
 
+_SHIFTS = (1e-11, 1e-10, 1e-9)   # W's diagonal shifts (shares of its largest entry) when Lemke stops on W
+
 
 @numba.njit(cache=True)
 def fc2d_auto_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
@@ -30,9 +32,13 @@ def fc2d_auto_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
     if st != ITERATION_CAP:
         return r, st, it, err
     nc = q.shape[0] // 2
-    rl, stl, piv = lemke_fc2d(csr_to_dense(ptr, col, val, q.shape[0]), q, mu, 100 * nc + 100)
+    W = csr_to_dense(ptr, col, val, q.shape[0])
+    rl, stl, piv = lemke_fc2d(W, q, mu, 100 * nc + 100)
     errl = fc2d_error_csr(ptr, col, val, q, mu, rl)   # inf if Lemke left non-finite numbers
     if stl == SOLVED and errl <= tol:
+        return rl, SOLVED, it + piv, errl
+    rl, errl, piv = _shifted_lemke(W, ptr, col, val, q, mu, tol, rl, errl, piv)
+    if errl <= tol:
         return rl, SOLVED, it + piv, errl
     if not errl < err:
         return r, st, it, err
@@ -42,3 +48,31 @@ def fc2d_auto_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
     if err2 < errl:
         return r2, st2, it + piv + it2, err2
     return rl, ITERATION_CAP, it + piv + it2, errl
+
+
+@numba.njit(cache=True)
+def _shifted_lemke(W, ptr, col, val, q, mu, tol, rbest, ebest, piv):
+    """Lemke on W + d I, d a small share of W's largest diagonal entry, when Lemke on W ended on a ray:
+    with W singular (a hyperstatic pile: 618 rows of rank 514 on the 200-disk pile's step at
+    t = 0.204 s) the tableau takes a pivot of round-off size (1e-12 of its column), its basis turns
+    singular and the method stops on a ray; larger pivot tolerances make it cycle. The shift makes
+    every basis of normal rows regular; its answer meets u = W r + q up to d r, far below tol for the
+    first shares (the error grows as d: 5e-11 at 1e-11, 5e-10 at 1e-10), each tried in turn, the larger
+    ones in case a smaller one still stops. Returns the best (r, error on W, pivots so far)."""
+    m = q.shape[0]
+    nc = m // 2
+    dmax = 0.0
+    for i in range(m):
+        dmax = max(dmax, W[i, i])
+    Ws = W.copy()
+    for share in _SHIFTS:
+        for i in range(m):
+            Ws[i, i] = W[i, i] + share * dmax
+        rs, sts, p = lemke_fc2d(Ws, q, mu, 100 * nc + 100)
+        piv += p
+        errs = fc2d_error_csr(ptr, col, val, q, mu, rs)
+        if errs < ebest:
+            rbest, ebest = rs, errs
+        if ebest <= tol:
+            break
+    return rbest, ebest, piv
