@@ -3,7 +3,10 @@ against the Coulomb–Signorini conditions computed here, contact by contact.
 
 data/hyperstatic_step.npz is step 96 of make_heaps.disk_pile(10, 5) (45 disks landing, 29 active
 contacts): W (58 × 58, rank 47) in compressed sparse rows, the free velocity q, the friction coefficients
-and the last step's percussions r0 (the warm start). NSGS alone stalls on it above 1e-4."""
+and the last step's percussions r0 (the warm start). NSGS alone stalls on it above 1e-4.
+data/pile200_ray_step.npz is the step at t = 0.204 s of make_heaps.disk_pile() (200 disks, 309 active
+contacts, W 618 × 618 of rank 514), stored the same way: Lemke on W ends there on a ray (a basis made
+singular by a pivot of round-off size), so the run stopped."""
 import os
 
 import numpy as np
@@ -14,11 +17,11 @@ from nsgui.engine.solvers.fc2d_auto import fc2d_auto_csr
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
 
 TOL = 1e-10
-DATA = os.path.join(os.path.dirname(__file__), "data", "hyperstatic_step.npz")
+DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
-def _stored():
-    with np.load(DATA) as f:
+def _stored(name="hyperstatic_step.npz"):
+    with np.load(os.path.join(DATA, name)) as f:
         ptr, col, val = (f[k].astype(t) for k, t in (("indptr", np.int64), ("indices", np.int64),
                                                       ("data", float)))
         return ptr, col, val, f["q"], f["mu"], f["r0"]
@@ -64,6 +67,18 @@ def test_auto_solves_the_hyperstatic_step():
     assert st == SOLVED and err <= TOL
     assert _coulomb_violation(W, q, mu, r) <= TOL * max(1.0, np.abs(q).max())
     assert r[0::2].sum() > 0.0   # it carries something (q pushes the contacts together)
+
+
+def test_auto_solves_the_step_where_lemke_ends_on_a_ray():
+    """Lemke on W stops on a ray here; the auto solver's Lemke on W + d I (d = 1e-11 of W's largest
+    diagonal entry, solvers/fc2d_auto.py) gives an answer of the unshifted problem to the tolerance."""
+    ptr, col, val, q, mu, r0 = _stored("pile200_ray_step.npz")
+    W = _dense(ptr, col, val)
+    assert W.shape == (618, 618) and np.linalg.matrix_rank(W) < W.shape[0]
+    r, st, it, err = fc2d_auto_csr(*_args(ptr, col, val), q, mu, r0, TOL, 1000)
+    assert st == SOLVED and err <= TOL
+    assert _coulomb_violation(W, q, mu, r) <= TOL * max(1.0, np.abs(q).max())
+    assert r[0::2].sum() > 0.0
 
 
 def test_auto_keeps_nsgs_answers_where_nsgs_converges():

@@ -19,8 +19,9 @@ _ACCEPT = 1e-10  # scaled natural-map residual accepted as a solution after a fa
 
 
 @numba.njit(cache=True)
-def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var, cand):
-    """Row chosen by the lexicographic ratio test for entering column `col`, -1 if a ray."""
+def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var, cand, colof):
+    """Row chosen by the lexicographic ratio test for entering column `col`, -1 if a ray. colof[v]: the
+    column of nonbasic variable v, -1 - its row if basic (the compact tableau keeps nonbasic columns)."""
     cmax = 0.0
     for i in range(m):
         v = abs(T[i, col])
@@ -47,18 +48,19 @@ def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var, cand):
             nc += 1
     k = 0
     while nc > 1 and k < m:
-        # lexicographic tie-break on column k of B^-1 (the tableau's w-columns)
+        # lexicographic tie-break on column k of B^-1 (w_k's column: a unit vector where w_k is basic)
+        wk = colof[k]
         best = np.inf
         for c in range(nc):
             i = cand[c]
-            v = T[i, k] / T[i, col]
+            v = _entry(T, i, wk) / T[i, col]
             if v < best:
                 best = v
         tie = _TIE_TOL * (1.0 + abs(best))
         nn = 0
         for c in range(nc):
             i = cand[c]
-            if T[i, k] / T[i, col] <= best + tie:
+            if _entry(T, i, wk) / T[i, col] <= best + tie:
                 cand[nn] = i
                 nn += 1
         nc = nn
@@ -66,19 +68,43 @@ def _lex_leaving_row(T, m, col, rhs_col, basis, z0_var, cand):
     return cand[0]
 
 
+@numba.njit(cache=True, inline='always')
+def _entry(T, i, c):
+    """Row i of a variable's column: c >= 0 a nonbasic column, else the unit column of row -1 - c."""
+    if c >= 0:
+        return T[i, c]
+    return 1.0 if i == -1 - c else 0.0
+
+
 @numba.njit(cache=True)
 def _pivot(T, m, ncol, r, col):
+    """Exchange step of the compact tableau: the variable of column col becomes basic in row r and the
+    one leaving takes column col. The same numbers as the full tableau's pivot (the leaving variable's
+    unit column becomes (-f / p, ..., 1 / p, ...)), on half the columns: the tableau is read from memory
+    at every pivot, so that halves its time."""
     inv = 1.0 / T[r, col]
     for j in range(ncol):
         T[r, j] *= inv
+    T[r, col] = inv
     for i in range(m):
         if i != r:
             f = T[i, col]
             if f != 0.0:
                 for j in range(ncol):
                     T[i, j] -= f * T[r, j]
-                T[i, col] = 0.0
-    T[r, col] = 1.0
+                T[i, col] = -(f * inv)
+
+
+@numba.njit(cache=True)
+def _exchange(T, m, ncol, r, enter, basis, colof):
+    """Pivot variable enter into row r; returns the variable that left (now in enter's column)."""
+    col = colof[enter]
+    _pivot(T, m, ncol, r, col)
+    leaving = basis[r]
+    basis[r] = enter
+    colof[enter] = -1 - r
+    colof[leaving] = col
+    return leaving
 
 
 @numba.njit(cache=True)
@@ -146,18 +172,23 @@ def lemke(M, q, max_pivots):
             sM = max(sM, abs(v))
     if sM == 0.0:
         return z, RAY_TERMINATION, 0  # q has a negative entry and M = 0: infeasible
-    # tableau rows: w - M z - 1 z0 = q ; columns [w (m) | z (m) | z0 | rhs]
-    ncol = 2 * m + 2
+    # tableau rows: w - M z - 1 z0 = q, compact: the columns of the m + 1 nonbasic variables (z, z0 at
+    # the start) and rhs. Variables: w_i = i, z_j = m + j, z0 = 2 m
+    ncol = m + 2
     z0_var = 2 * m
-    rhs = 2 * m + 1
+    rhs = m + 1
     T = np.zeros((m, ncol))
     for i in range(m):
-        T[i, i] = 1.0
         for j in range(m):
-            T[i, m + j] = -M[i, j] / sM
-        T[i, z0_var] = -1.0
+            T[i, j] = -M[i, j] / sM
+        T[i, m] = -1.0
         T[i, rhs] = q[i] / sq
     basis = np.arange(m)
+    colof = np.empty(2 * m + 1, dtype=np.int64)   # a variable's column, -1 - its row if basic
+    for i in range(m):
+        colof[i] = -1 - i
+    for j in range(m + 1):
+        colof[m + j] = j
     cand = np.empty(m, dtype=np.int64)  # workspace of the ratio test
     # first pivot: z0 enters, the most negative q leaves (ties: largest index = lex rule)
     qs = qmin / sq
@@ -165,9 +196,7 @@ def lemke(M, q, max_pivots):
     for i in range(m):
         if T[i, rhs] <= qs + _TIE_TOL:
             r = i
-    _pivot(T, m, ncol, r, z0_var)
-    leaving = basis[r]
-    basis[r] = z0_var
+    leaving = _exchange(T, m, ncol, r, z0_var, basis, colof)
     pivots = 1
     status = ITERATION_CAP
     while pivots < max_pivots:
@@ -176,13 +205,12 @@ def lemke(M, q, max_pivots):
             enter = leaving + m
         else:
             enter = leaving - m
-        r = _lex_leaving_row(T, m, enter, rhs, basis, z0_var, cand)
+        col = colof[enter]
+        r = _lex_leaving_row(T, m, col, rhs, basis, z0_var, cand, colof)
         if r < 0:
             status = RAY_TERMINATION
             break
-        _pivot(T, m, ncol, r, enter)
-        leaving = basis[r]
-        basis[r] = enter
+        leaving = _exchange(T, m, ncol, r, enter, basis, colof)
         pivots += 1
         if leaving == z0_var:
             status = SOLVED
