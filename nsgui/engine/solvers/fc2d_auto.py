@@ -10,7 +10,9 @@ and the status equations leave the redundant contacts' forces free, so their sig
 are not met. Complementary pivoting handles both: Lemke ends on a solution, a vertex of the solution set.
 
 Problems NSGS solves are untouched: the same iterates, the same answer. Lemke's tableau is dense
-(O(k²) per pivot), so the fallback is for the steps NSGS cannot do, not for speed.
+(O(k²) per pivot), so the fallback is for the steps NSGS cannot do, not for speed. Where Lemke on W stops
+on a ray (W singular: a pivot of round-off size made its basis singular), Lemke on W + d I, d a tiny
+share of W's diagonal, gives an answer of the unshifted problem to the tolerance (_shifted_lemke).
 """
 import numba
 
