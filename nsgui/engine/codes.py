@@ -127,10 +127,9 @@ SOLVED, RAY_TERMINATION, ITERATION_CAP, SINGULAR_SUBPROBLEM, BAD_INPUT = range(5
 # work, and the energy at t = 0 (the origin of the balance)
 ACC_IMPACT, ACC_FRICTION, ACC_DAMPING, ACC_ACTUATORS, ACC_PROJECTION, ACC_E0 = range(6)
 N_ACC = 6
-# statistics (Data.stats); ST_BADVALUE: the offending value of a NOT_FINITE or RUNAWAY stop;
-# ST_PROJFAIL: steps whose position projection stopped on an unsolved problem (its overlaps kept)
-ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS, ST_BADVALUE, ST_PROJFAIL = range(8)
-N_STATS = 8
+# statistics (Data.stats); ST_BADVALUE: the offending value of a NOT_FINITE or RUNAWAY stop
+ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS, ST_BADVALUE = range(7)
+N_STATS = 7
 # kernel return codes; for NOT_FINITE and RUNAWAY the value returned with it is the signal column
 # at fault, for the others the contact candidate (or -1)
 OK, SOLVER_FAILED, NOT_FINITE, SINGULAR, RUNAWAY = range(5)

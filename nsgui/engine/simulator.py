@@ -509,7 +509,6 @@ class Simulator:
         # the state before this call (impacts' velocities before: t, q, v are what is read)
         prev_row = self._tqv_row() if self._row_stale else self._row_buf.copy()
         prev_warnings = stats[codes.ST_WARNINGS]
-        prev_projfail = stats[codes.ST_PROJFAIL]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
         if self._ed is not None:
@@ -528,11 +527,6 @@ class Simulator:
             self._events.append(Event(self.t, "solver_warning", "",
                                       f"{new_warnings} step problem(s) stopped at the iteration cap "
                                       f"(last error {stats[codes.ST_LASTERR]:.1e})"))
-        new_projfail = int(stats[codes.ST_PROJFAIL] - prev_projfail)
-        if new_projfail:
-            self._events.append(Event(self.t, "solver_warning", "",
-                                      f"the position projection's problem went unsolved on {new_projfail} "
-                                      "step(s): their overlaps were kept"))
         if record and done and sel is None:
             self._row_buf[:] = rows[done - 1]
             self._row_stale = False
