@@ -106,4 +106,3 @@ def test_hyperstatic_disk_pile_settles_and_stays(hyperstatic_pile):
     H = np.vstack([HN[loaded], HT[loaded & (mu > 0.0)]])
     W = H @ np.linalg.solve(run.model.mass_matrix(q), H.T)
     assert np.linalg.matrix_rank(W) < W.shape[0]
-
