@@ -1,0 +1,78 @@
+"""Store the step problems of a disk pile (make_heaps.disk_pile(rows, per_row)) where the friction solver
+fails, or with --stalled also every 5th step where NSGS alone stalls, as .npz files for solver work and tests:
+
+    .venv/bin/python benchmarks/step_problems.py ROWS PER_ROW STEPS OUT_PREFIX [--stalled]
+
+The steps are the compiled loop's phases called one by one from Python (as step_phases.py). Each file
+(OUT_PREFIX_<step>.npz) holds W (indptr, indices, data: compressed rows), q, mu and the warm start r0, as
+the stepper hands them to its solver; the lines printed are the steps whose problem took over 50 ms of CPU.
+"""
+import os
+import runpy
+import sys
+import time
+
+import numpy as np
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT]
+
+
+def problem(st, m, d, a, nv, nact, fric):
+    """The step problem as solve_contact_problem builds it (W by delassus_csr)."""
+    from nsgui.engine.contact_rows import delassus_csr
+    k = 2 * nact
+    maxc = max(a.ccols.shape[1], 1)
+    rcols, rvals, rnnz = np.zeros((k, maxc), np.int64), np.zeros((k, maxc)), np.zeros(k, np.int64)
+    qd, mu, r0, active0 = np.zeros(k), np.zeros(nact), np.zeros(k), np.zeros(k, np.bool_)
+    st._problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0)
+    _, _, _, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, a.mi_ptr, a.mi_col, a.mi_val, nv)
+    return dict(indptr=wptr, indices=wcol, data=wval, q=qd, mu=mu, r0=r0)
+
+
+def main():
+    from nsgui.engine import Simulator
+    from nsgui.engine import stepper as st
+    from nsgui.engine.codes import IS_CONST_M, IS_MAXIT, IS_PROJECTION, OK, ST_MAXITER
+    from nsgui.engine.compile import compile_scene
+    from nsgui.engine.evaluation import evaluate
+    args = [s for s in sys.argv[1:] if not s.startswith("--")]
+    rows, per_row, steps, out = int(args[0]), int(args[1]), int(args[2]), args[3]
+    stalled = "--stalled" in sys.argv
+    scene = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))["disk_pile"](rows, per_row)
+    model = compile_scene(scene)
+    sim = Simulator(model)
+    m, d = sim._args
+    a, D = model.arrays, sim._data
+    const_M, projection = a.isets[IS_CONST_M] != 0, a.isets[IS_PROJECTION] != 0
+    evaluate(m, d, not const_M)
+    if const_M:
+        D.M[:, :] = a.M_const
+    for step in range(steps):
+        t = D.t[0]
+        st.free_velocity(m, d)
+        nact, fric = st.activate_contacts(m, d)
+        D.stats[ST_MAXITER] = 0
+        c0 = time.process_time()
+        code, cand = st.solve_contact_problem(m, d, nact, fric)
+        cpu, it = time.process_time() - c0, D.stats[ST_MAXITER]
+        if cpu > 0.05 or code != OK:
+            print(f"step {step} t = {t:.4f} s: {nact} contacts, {it:.0f} sweeps + pivots, {cpu:.3f} s CPU, code {code}",
+                  flush=True)
+        if code != OK or (stalled and it > a.isets[IS_MAXIT] and step % 5 == 0):
+            np.savez(f"{out}_{step}.npz", **problem(st, m, d, a, D.v_new.shape[0], nact, fric))
+        if code != OK:
+            raise SystemExit(f"the solver failed at step {step} (candidate {cand})")
+        st.update_positions(m, d)
+        st.book_energy(m, d, nact)
+        st.classify_contacts(m, d, nact)
+        st.commit_step(d, t + model.dt)
+        upot = evaluate(m, d, not const_M)
+        if projection and st._may_project(m, d):
+            st.project_positions(m, d, upot)
+
+
+if __name__ == "__main__":
+    main()
