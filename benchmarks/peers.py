@@ -70,7 +70,7 @@ DEFAULT_VENV = os.path.join(HERE, ".peers-venv")
 BEADS = (10, 50, 100, 200, 500, 1000)
 PYRAMID_ROWS = {"box_pyramid_55": 10}   # generated pyramids (make_heaps.box_pyramid(rows)): 55 boxes
 # generated piles (make_heaps.disk_pile(*args)), on request only: the 200-disk pile's landing steps take
-# Lemke about 1.7 s each (solvers/fc2d_auto.py), and it still fails at t = 0.205 s
+# Lemke 0.1-10 s of CPU each (solvers/fc2d_auto.py; docs/benchmarks.md, session 8)
 PILES = {"disk_pile_200": ()}
 DEFAULT_CASES = ("ball", "sliding_box", "double_pendulum", *(f"bead_column_{n}" for n in BEADS), "box_pyramid",
                  *PYRAMID_ROWS, "disk_pile")

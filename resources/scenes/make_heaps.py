@@ -5,9 +5,9 @@ Run from the repository root: `.venv/bin/python resources/scenes/make_heaps.py`.
 benchmarks/peers.py the example files, a 55-box pyramid and the 200-disk pile `disk_pile()`). The piles
 are hyperstatic (more contact rows than the disks' coordinates can separate): NSGS alone stalls on
 their landing steps, and the `auto` solver finishes those with Lemke (solvers/fc2d_auto.py). That costs
-O(contacts²) a pivot: the example is 45 disks (about 10 s of CPU to land, then 0.1 ms a step at rest);
-the 200-disk pile takes about 1.7 s a landing step and still stops at t = 0.205 s, where Lemke
-too ends short of the answer. Scenes list their contact pairs explicitly (nsgui has no
+O(contacts²) a pivot: the example is 45 disks (a few s of CPU to land, then 0.1 ms a step at rest);
+the 200-disk pile's landing steps take 0.1-10 s each (where Lemke on W ends on a ray, as at t = 0.204 s,
+the auto solver's Lemke on a slightly shifted W finishes). Scenes list their contact pairs explicitly (nsgui has no
 broad phase), so both heaps start close to where they settle and list every pair that can touch:
 - the pyramid: each box with the two it stands on, and with its row neighbours (1 cm apart);
 - the pile: disks on a hexagonal lattice, each row 1 cm above its rest height; every pair closer than
