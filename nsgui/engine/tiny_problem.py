@@ -18,7 +18,8 @@ from .codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 from .contact_rows import sparse_rows_times_into
 from .solvers._linalg import band_cholesky_solve_inplace, lu_solve_inplace
 from .solvers.bpp import _BACKUP
-from .solvers.nsgs import _contact_errors, _local_solve
+from .solvers.nsgs import (EXTRAPOLATE_FROM, _contact_errors, _extrapolated, _extrapolation_due, _keep_history,
+                           _local_solve)
 
 TINY_CONTACTS = 2  # contacts with friction in a problem solved here (2 rows each)
 TINY_ROWS = 16  # rows of a problem solved here (Data.tp_* are sized for it): frictionless contacts up to it
@@ -77,6 +78,7 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
     err = _contact_errors(u, r, mu, nc) / norm
     if err <= tol:
         return SOLVED, 0, err
+    r1 = r2 = rx = ux = np.empty(0)  # nsgs_fc2d_csr's extrapolation, allocated if a problem gets there
     it = 0
     while it < max_iter:
         it += 1
@@ -104,6 +106,16 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
             err = _contact_errors(u, r, mu, nc) / norm
             if err <= tol:
                 return SOLVED, it, err
+        if it == EXTRAPOLATE_FROM - 2:
+            r1, r2, rx, ux = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+        if _extrapolation_due(it) and _extrapolated(r[:m], r1, r2, mu, nc, rx):
+            _matvec_plus(W, rx, q, m, ux)
+            errx = _contact_errors(ux, rx, mu, nc) / norm
+            if errx < err:
+                r[:m] = rx
+                u[:m] = ux
+                err = errx
+        _keep_history(it, r[:m], r1, r2)
     _matvec_plus(W, r, q, m, u)
     err = _contact_errors(u, r, mu, nc) / norm
     return (SOLVED if err <= tol else ITERATION_CAP), it, err

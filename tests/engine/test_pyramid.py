@@ -32,6 +32,19 @@ def test_box_pyramid_55_settles_and_stays(pyramid55):
     _settled_where_built(run)
 
 
+def test_box_pyramid_55_lands_within_the_sweep_cap(pyramid55):
+    """The rows' landings are slow for NSGS (the error falls 100x per ~250 sweeps): 4 landing steps used
+    to reach the cap of 1000 sweeps and go to Lemke (~100 ms each, most of the run). With the
+    extrapolation of slow sweeps (solvers/nsgs.py) every step problem is solved by NSGS below the cap."""
+    from nsgui.engine import Simulator, compile_scene
+    scene, run = pyramid55
+    sim = Simulator(compile_scene(scene))
+    sim.run(round(0.3 / scene.settings.dt), False)   # the landing (steps 45-150) and after
+    stats = sim.stats
+    assert stats["max_solver_iterations"] < scene.settings.max_iterations
+    assert stats["solver_warnings"] == 0 and run.result.summary["solver_warnings"] == 0
+
+
 def test_box_pyramid_with_lemke_comes_to_rest():
     """The pyramid's step problems have rank-deficient W (each box face rests on two corners): Lemke's
     tableau stops on a ray or on a basis that does not solve them, and NSGS finishes from there."""
