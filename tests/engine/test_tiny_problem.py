@@ -196,12 +196,7 @@ def test_dense_tiny_lcp_is_block_pivotings_answer(seed):
     assert sd == sg
     if sd == SOLVED:
         np.testing.assert_allclose(zd, zg, rtol=0, atol=1e-9 * max(1.0, np.abs(q).max()))
-        H = np.zeros((k, n))
-        for row in range(k):
-            H[row, rcols[row, :rnnz[row]]] = rvals[row, :rnnz[row]]
-        w = H @ Minv @ H.T @ zd + q[:k]
-        tol = 1e-8 * max(1.0, np.abs(q).max())
-        assert (zd >= 0).all() and (w >= -tol).all() and (np.abs(zd * w) <= tol * max(1.0, np.abs(zd).max())).all()
+        _assert_complementary(rcols, rvals, rnnz, k, n, Minv, q, zd)
 
 
 def test_resting_balls_rows_give_block_pivotings_step():
@@ -209,31 +204,13 @@ def test_resting_balls_rows_give_block_pivotings_step():
     path's percussion and velocity are the general path's."""
     model = compile_scene(load_scene(os.path.join(SCENES, "bouncing_ball.json")))
     sim = Simulator(model)
-    m, d = sim._args
-    dat, ma = sim._data, model.arrays
+    dat = sim._data
     sim.run(1600, False)  # resting by then
     checked = 0
     for _ in range(40):
         sim.run(5, False)
-        st.free_velocity(m, d)
-        nact, fric = st.activate_contacts(m, d)
-        assert nact == 1 and not fric
-        dat.v_new[:] = dat.vfree
-        assert st._solve_tiny(m, d, nact, False)
-        v_tiny, lamN_tiny = dat.v_new.copy(), dat.lamN_new.copy()
-        width = max(ma.ccols.shape[1], 1)
-        rcols, rvals, rnnz = np.zeros((1, width), np.int64), np.zeros((1, width)), np.zeros(1, np.int64)
-        qd, mu, r0, on = np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1, np.bool_)
-        st._problem_rows(m, d, nact, False, rcols, rvals, rnnz, qd, mu, r0, on)
-        n = dat.v.shape[0]
-        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
-        z, status, _it = bpp_lcp_csr(wptr, wcol, wval, qd, on, 13, csr_symmetric(wptr, wcol, wval),
-                                     np.zeros(0, np.bool_))
+        v_tiny, lamN_tiny, z, status, v_gen = _tiny_and_general_step(model, sim, 1)
         assert status == SOLVED and z[0] > 0  # pushed: the ball's weight over the step
-        v_gen = dat.vfree.copy()
-        for i in range(n):
-            for t in range(xptr[i], xptr[i + 1]):
-                v_gen[i] += xval[t] * z[xcol[t]]
         c = dat.act[0]
         np.testing.assert_allclose(lamN_tiny[c], z[0], rtol=0, atol=1e-12)
         np.testing.assert_allclose(v_tiny, v_gen, rtol=0, atol=1e-12)
@@ -283,12 +260,7 @@ def test_dense_lcp_of_up_to_tiny_rows_is_block_pivotings_answer_bit_for_bit(seed
     assert (sd, itd) == (sg, itg)
     if sd == SOLVED:
         np.testing.assert_array_equal(zd, zg)
-        H = np.zeros((k, n))
-        for row in range(k):
-            H[row, rcols[row, :rnnz[row]]] = rvals[row, :rnnz[row]]
-        w = H @ Minv @ H.T @ zd + q[:k]
-        tol = 1e-8 * max(1.0, np.abs(q).max())
-        assert (zd >= 0).all() and (w >= -tol).all() and (np.abs(zd * w) <= tol * max(1.0, np.abs(zd).max())).all()
+        _assert_complementary(rcols, rvals, rnnz, k, n, Minv, q, zd)
 
 
 def _diagonal_minv(rng, n):
@@ -306,32 +278,50 @@ def test_resting_bead_columns_rows_give_block_pivotings_step():
     make = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_bead_columns.py"))
     model = compile_scene(make["bead_column"](10, bottom=0.1, pitch=0.2))
     sim = Simulator(model)
-    m, d = sim._args
-    dat, ma = sim._data, model.arrays
+    dat = sim._data
     sim.run(50, False)
     for _ in range(10):
         sim.run(7, False)
-        st.free_velocity(m, d)
-        nact, fric = st.activate_contacts(m, d)
-        assert nact == 10 and not fric
-        dat.v_new[:] = dat.vfree
-        assert st._solve_tiny(m, d, nact, False)
-        v_tiny, lamN_tiny = dat.v_new.copy(), dat.lamN_new.copy()
-        width = max(ma.ccols.shape[1], 1)
-        rcols, rvals, rnnz = np.zeros((nact, width), np.int64), np.zeros((nact, width)), np.zeros(nact, np.int64)
-        qd, mu, r0, on = np.zeros(nact), np.zeros(nact), np.zeros(nact), np.zeros(nact, np.bool_)
-        st._problem_rows(m, d, nact, False, rcols, rvals, rnnz, qd, mu, r0, on)
-        n = dat.v.shape[0]
-        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
-        z, status, _it = bpp_lcp_csr(wptr, wcol, wval, qd, on, 3 * nact + 10, csr_symmetric(wptr, wcol, wval),
-                                     np.zeros(0, np.bool_))
+        v_tiny, lamN_tiny, z, status, v_gen = _tiny_and_general_step(model, sim, 10)
         assert status == SOLVED
-        v_gen = dat.vfree.copy()
-        for i in range(n):
-            for t in range(xptr[i], xptr[i + 1]):
-                v_gen[i] += xval[t] * z[xcol[t]]
-        act = dat.act[:nact]
+        act = dat.act[:10]
         np.testing.assert_array_equal(lamN_tiny[act], z)
         np.testing.assert_array_equal(v_tiny, v_gen)
         ground = model.contact_names.index("bead0_ground")
         assert lamN_tiny[ground] == pytest.approx(-10 * model.scene.gravity[1] * model.dt, rel=1e-9)  # N m g h
+
+
+def _assert_complementary(rcols, rvals, rnnz, k, n, Minv, q, z):
+    """0 <= z ⊥ H M⁻¹ Hᵀ z + q >= 0, W formed here from the rows (apart from the solvers)."""
+    H = np.zeros((k, n))
+    for row in range(k):
+        H[row, rcols[row, :rnnz[row]]] = rvals[row, :rnnz[row]]
+    w = H @ Minv @ H.T @ z + q[:k]
+    tol = 1e-8 * max(1.0, np.abs(q).max())
+    assert (z >= 0).all() and (w >= -tol).all() and (np.abs(z * w) <= tol * max(1.0, np.abs(z).max())).all()
+
+
+def _tiny_and_general_step(model, sim, nact_expected):
+    """A resting scene's next frictionless step problem solved by the tiny path (its v and
+    percussions) and by the general path (bpp_lcp_csr on the sparse W, v = vfree + X z)."""
+    m, d = sim._args
+    dat, ma = sim._data, model.arrays
+    st.free_velocity(m, d)
+    nact, fric = st.activate_contacts(m, d)
+    assert nact == nact_expected and not fric
+    dat.v_new[:] = dat.vfree
+    assert st._solve_tiny(m, d, nact, False)
+    v_tiny, lamN_tiny = dat.v_new.copy(), dat.lamN_new.copy()
+    width = max(ma.ccols.shape[1], 1)
+    rcols, rvals, rnnz = np.zeros((nact, width), np.int64), np.zeros((nact, width)), np.zeros(nact, np.int64)
+    qd, mu, r0, on = np.zeros(nact), np.zeros(nact), np.zeros(nact), np.zeros(nact, np.bool_)
+    st._problem_rows(m, d, nact, False, rcols, rvals, rnnz, qd, mu, r0, on)
+    n = dat.v.shape[0]
+    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
+    z, status, _it = bpp_lcp_csr(wptr, wcol, wval, qd, on, 3 * nact + 10, csr_symmetric(wptr, wcol, wval),
+                                 np.zeros(0, np.bool_))
+    v_gen = dat.vfree.copy()
+    for i in range(n):
+        for t in range(xptr[i], xptr[i + 1]):
+            v_gen[i] += xval[t] * z[xcol[t]]
+    return v_tiny, lamN_tiny, z, status, v_gen
