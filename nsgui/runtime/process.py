@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from nsgui.runtime.snapshots import Snapshots
-from nsgui.runtime.worker import SNAPSHOT_INTERVAL, Drained
+from nsgui.runtime.worker import SNAPSHOT_INTERVAL, Drained, RunnerState
 
 MAX_IN_FLIGHT = 6  # messages sent and not yet taken by the window: its reader holds at most these
 POLL_SECONDS = 0.01
@@ -126,7 +126,7 @@ def _split(d):
     return parts
 
 
-class ProcessRunner:
+class ProcessRunner(RunnerState):
     """Same requests as SimRunner; `load` takes the Model whose `scene` the child compiles."""
 
     def __init__(self, snapshot_interval=SNAPSHOT_INTERVAL):
@@ -210,18 +210,6 @@ class ProcessRunner:
 
     def release_perturbation(self):
         self._send("release_perturbation")
-
-    @property
-    def speed(self):
-        return self._speed
-
-    @property
-    def running(self):
-        return self._running
-
-    @property
-    def generation(self):
-        return self._generation
 
     @property
     def busy(self):

@@ -47,7 +47,23 @@ class Drained:
     new_run: bool = False  # the first rows of a new generation (after reset/load/resume)
 
 
-class SimRunner:
+class RunnerState:
+    """What both runners (SimRunner's thread, ProcessRunner's child process) report alike."""
+
+    @property
+    def speed(self):
+        return self._speed
+
+    @property
+    def running(self):
+        return self._running
+
+    @property
+    def generation(self):
+        return self._generation
+
+
+class SimRunner(RunnerState):
     def __init__(self, simulator_factory, buffer_rows=BUFFER_ROWS, snapshot_interval=SNAPSHOT_INTERVAL):
         """`simulator_factory(model)` makes a Simulator (engine-api.md interface)."""
         self._factory = simulator_factory
@@ -143,18 +159,6 @@ class SimRunner:
             self._running = True
             self._pace += 1
             self._cond.notify_all()
-
-    @property
-    def speed(self):
-        return self._speed
-
-    @property
-    def running(self):
-        return self._running
-
-    @property
-    def generation(self):
-        return self._generation
 
     @property
     def busy(self):
