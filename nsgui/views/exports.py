@@ -58,6 +58,16 @@ def export_plot(card, path, options=None):
     return path
 
 
+def _form_rows(dialog, form, rows):
+    """The labelled rows of an options dialog, then its OK / Cancel buttons."""
+    for label, widget in rows:
+        form.addRow(label, widget)
+    box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+    box.accepted.connect(dialog.accept)
+    box.rejected.connect(dialog.reject)
+    form.addRow(box)
+
+
 class PlotImageDialog(QDialog):
     """Size (pixels), resolution (DPI) and font size (points) of an exported plot; remembered."""
     KEYS = (("width", 1800), ("height", 1200), ("dpi", 300), ("font_pt", 9))
@@ -79,16 +89,8 @@ class PlotImageDialog(QDialog):
         self.inches = QLabel()
         for w in (self.width, self.height, self.dpi):
             w.valueChanged.connect(self._update_inches)
-        form.addRow("plot", self.plot)
-        form.addRow("width", self.width)
-        form.addRow("height", self.height)
-        form.addRow("resolution", self.dpi)
-        form.addRow("", self.inches)
-        form.addRow("font size", self.font)
-        box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        box.accepted.connect(self.accept)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        _form_rows(self, form, [("plot", self.plot), ("width", self.width), ("height", self.height),
+                                ("resolution", self.dpi), ("", self.inches), ("font size", self.font)])
         self._update_inches()
 
     def _update_inches(self):
@@ -212,16 +214,8 @@ class VideoOptionsDialog(QDialog):
         self.size.setToolTip("Every frame is rendered at this size, at full resolution")
         for k, (w, h) in enumerate((even_size(view_size),) + VIDEO_SIZES):
             self.size.addItem(f"{w} × {h}" + (" (the 3D view)" if k == 0 else ""), (w, h))
-        form.addRow("format", self.fmt)
-        form.addRow("size (pixels)", self.size)
-        form.addRow("frames per second", self.fps)
-        form.addRow("playback speed", self.speed)
-        form.addRow("from t (s)", self.t0)
-        form.addRow("to t (s)", self.t1)
-        box = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        box.accepted.connect(self.accept)
-        box.rejected.connect(self.reject)
-        form.addRow(box)
+        _form_rows(self, form, [("format", self.fmt), ("size (pixels)", self.size), ("frames per second", self.fps),
+                                ("playback speed", self.speed), ("from t (s)", self.t0), ("to t (s)", self.t1)])
 
     def options(self):
         return {"format": self.fmt.currentText(), "fps": self.fps.value(), "speed": self.speed.value(),
