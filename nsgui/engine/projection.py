@@ -176,8 +176,8 @@ def project_positions(m, d, upot):
     enabled = d.ctrl[m.ai.shape[0] + nc:]
     kind = _persistent(m, d, enabled)
     u0 = upot
-    k0 = kinetic_energy(m, d, d.v)
-    dq = np.zeros(n)
+    k0 = 0.0  # the kinetic energy and the displacement, from the first move on (most calls make none)
+    dq = np.empty(0)
     moved = False
     for _ in range(ITERATIONS):
         gmin = 0.0
@@ -240,6 +240,9 @@ def project_positions(m, d, upot):
         for i in range(n):  # X τ
             for t in range(xptr[i], xptr[i + 1]):
                 step[i] += xval[t] * tau[xcol[t]]
+        if not moved:  # (v and M are still those of the call's start)
+            k0 = kinetic_energy(m, d, d.v)
+            dq = np.zeros(n)
         q += step
         dq += step
         moved = True
