@@ -131,8 +131,11 @@ N_ACC = 6
 ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS, ST_BADVALUE = range(7)
 N_STATS = 7
 # kernel return codes; for NOT_FINITE and RUNAWAY the value returned with it is the signal column
-# at fault, for the others the contact candidate (or -1)
-OK, SOLVER_FAILED, NOT_FINITE, SINGULAR, RUNAWAY = range(5)
+# at fault, for the others the contact candidate (or -1); WARNINGS_FULL: no failure, the call stopped
+# after a step because its solver-warning log is full (the caller empties it and goes on)
+OK, SOLVER_FAILED, NOT_FINITE, SINGULAR, RUNAWAY, WARNINGS_FULL = range(6)
+# a solver-warning log row (stepper.run_steps): the step's end time, its warnings, the last error
+WL_T, WL_COUNT, WL_ERR = range(3)
 # a coordinate or velocity beyond ±RUNAWAY_BOUND (SI units: m, rad, m/s, rad/s) is a blow-up, stopped
 # where it starts rather than when its overflow poisons an unrelated contact problem many steps later
 RUNAWAY_BOUND = 1e8

@@ -157,6 +157,8 @@ class Simulator:
         self._ed = None
         self._replay = None  # a perturbation.ScheduleSampler replaying recorded perturbations
         self._selections = {}  # run(signals=...): a Selection per tuple of names
+        # the kernel's solver-warning log (codes.WL_*): one row per step with a warning, read after each call
+        self._warning_log = np.empty((self.WARNING_LOG_ROWS, 3))
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -508,6 +510,7 @@ class Simulator:
         prev_status = self._data.status.copy()
         # the state before this call (impacts' velocities before: t, q, v are what is read)
         prev_row = self._tqv_row() if self._row_stale else self._row_buf.copy()
+        n_events = len(self._events) + self._events_dropped
         prev_warnings = stats[codes.ST_WARNINGS]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
@@ -515,18 +518,13 @@ class Simulator:
             code, done, cand = self._run_event_driven(nsteps, rows, snaps)
         elif sel is not None and record:
             extra = sel.extra_rows(nsteps)
-            code, done, cand = st.run_steps_selected(nsteps, rows, sel.cols, extra, sel.ecols, sel.parts,
-                                                     *self._args, snaps, self._snap_clock)
+            code, done, cand = self._time_steps(nsteps, rows, snaps, sel, extra)
         else:
-            code, done, cand = st.run_steps(nsteps, rows, *self._args, snaps, self._snap_clock)
+            code, done, cand = self._time_steps(nsteps, rows, snaps)
         if self._snap_clock[2]:  # (a selection's rows are not whole rows: its snapshots carry none)
             self._keep_snapshots(snaps, rows if sel is None else rows[:0], self.step_count)
         self.step_count += done
-        new_warnings = int(stats[codes.ST_WARNINGS] - prev_warnings)
-        if new_warnings:
-            self._events.append(Event(self.t, "solver_warning", "",
-                                      f"{new_warnings} step problem(s) stopped at the iteration cap "
-                                      f"(last error {stats[codes.ST_LASTERR]:.1e})"))
+        warned = stats[codes.ST_WARNINGS] != prev_warnings
         if record and done and sel is None:
             self._row_buf[:] = rows[done - 1]
             self._row_stale = False
@@ -536,6 +534,9 @@ class Simulator:
             self._row_stale = True
             if record and sel.ecols.size:
                 self._collect_events(extra[:done], prev_status, prev_row, sel)
+        if warned:  # the call's events in the order of their steps, whatever the calls' lengths
+            new = max(0, n_events - self._events_dropped)
+            self._events[new:] = sorted(self._events[new:], key=lambda e: e.t)
         if code != codes.OK:
             err = self._failure(code, cand)
             err.rows = rows[:done]
@@ -587,15 +588,48 @@ class Simulator:
                                   f"events crowd{f' at {name}' if name else ''}: time stepping for "
                                   f"{k * m.dt:.3g} s, then event-driven again"))
         prev_status, prev_row = d.status.copy(), (rows[done - 1] if done and len(rows) else self._row).copy()
-        before = int(self._snap_clock[2])
         piece = rows[done:done + k] if len(rows) else rows
-        code, k_done, cand = st.run_steps(k, piece, *self._args, snaps, self._snap_clock)
-        for b in snaps[before:int(self._snap_clock[2])]:
-            b[0] += done  # the kernel numbers its steps from its own call
+        code, k_done, cand = self._time_steps(k, piece, snaps, first=done)
         if len(rows) and k_done:
             self._collect_events(piece[:k_done], prev_status, prev_row)
         self._ed[:] = 0.0  # the integrator starts afresh from the state time stepping reached
         return code, k_done, cand
+
+    WARNING_LOG_ROWS = 64  # a kernel call stops after the step that fills the log, and is called again
+
+    def _time_steps(self, nsteps, rows, snaps, sel=None, extra=None, first=0):
+        """stepper.run_steps (run_steps_selected with sel and its extra rows) over nsteps steps, called
+        again after each step that fills the solver-warning log: each logged step becomes a
+        solver_warning event at that step's time, so a run's warnings are the same however it is cut
+        into calls. Snapshot rows are numbered from `first` (the steps of the caller's call before).
+        Returns (code, steps done, candidate) as run_steps."""
+        stats, log, clock = self._data.stats, self._warning_log, self._snap_clock
+        done = 0
+        while True:
+            warnings, kept = stats[codes.ST_WARNINGS], int(clock[2])
+            if sel is None:
+                code, k, cand = st.run_steps(nsteps - done, rows[done:], *self._args, snaps, clock, log)
+            else:
+                code, k, cand = st.run_steps_selected(nsteps - done, rows[done:], sel.cols, extra[done:],
+                                                      sel.ecols, sel.parts, *self._args, snaps, clock, log)
+            if clock[2] > kept and first + done:
+                snaps[kept:int(clock[2]), 0] += first + done  # the kernel numbers its steps from its own call
+            if stats[codes.ST_WARNINGS] != warnings:
+                self._log_warnings(int(stats[codes.ST_WARNINGS] - warnings))
+            done += k
+            if code != codes.WARNINGS_FULL:
+                return code, done, cand
+
+    def _log_warnings(self, count):
+        """Events of the first rows of the warning log holding `count` warnings."""
+        for t, n, err in self._warning_log.tolist():
+            n = int(n)
+            what = "a step problem" if n == 1 else f"{n} step problems"
+            self._events.append(Event(t, "solver_warning", "",
+                                      f"{what} stopped at the iteration cap (error {err:.1e})"))
+            count -= n
+            if count <= 0:
+                return
 
     def _failure(self, code, cand):
         """The SimulationError of a kernel return code (see stepper.run_steps)."""

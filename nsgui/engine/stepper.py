@@ -35,7 +35,8 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     NOT_FINITE, OK, OPEN, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
-                    ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY)
+                    ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
+                    WL_COUNT, WL_ERR, WL_T)
 from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_csr, delassus_lu, delassus_sparse, sdot
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
@@ -63,33 +64,35 @@ __all__ = ["run_steps", "run_steps_selected", "state_row", "RUNAWAY_BOUND"]
 # nogil: the window's simulation process sends the rows of one batch while the next is stepped
 # (holding the GIL, a batch made the sending thread wait for it at every pipe write)
 @njit(cache=True, nogil=True)
-def run_steps(nsteps, rows, m, d, snaps, snap_clock):
+def run_steps(nsteps, rows, m, d, snaps, snap_clock, wlog):
     """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
 
     m, d: the structrefs of ModelArrays and Data (arrays.to_struct). snaps, snap_clock: see
-    keep_snapshot (a 0-row buffer and a zero interval take none). Returns (code, steps_done,
-    failing candidate or -1; for NOT_FINITE and RUNAWAY the signal column at fault). The state in d
-    is updated in place; on failure it holds the last good state (but for a non-finite energy or gap,
-    found once the step is taken: that step's row is not written).
+    keep_snapshot (a 0-row buffer and a zero interval take none). wlog: the solver-warning log, a row
+    (WL_* columns: the step's end time, its warnings, the last error) per step whose problem stopped
+    at the iteration cap; the call stops after the step that fills it (code WARNINGS_FULL). Returns
+    (code, steps_done, failing candidate or -1; for NOT_FINITE and RUNAWAY the signal column at
+    fault). The state in d is updated in place; on failure it holds the last good state (but for a
+    non-finite energy or gap, found once the step is taken: that step's row is not written).
     """
     none = np.empty(0, np.int64)
     parts = none.shape[0] + ROW_ALL  # an int64, not a literal: one compiled _advance for both entries
-    return _advance(nsteps, rows, none, rows, none, parts, m, d, snaps, snap_clock)
+    return _advance(nsteps, rows, none, rows, none, parts, m, d, snaps, snap_clock, wlog)
 
 
 @njit(cache=True, nogil=True)
-def run_steps_selected(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock):
+def run_steps_selected(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog):
     """run_steps recording only some signals: rows[k, i] = signal cols[i] of step k's row (cols not
     empty), extra[k, j] = signal ecols[j] (what the simulator's events read; extra may have no rows).
     parts (ROW_* bits): the groups of the row these columns need; the others are not computed (no
     kinetic energy without ROW_ENERGY). The recorded values are those of the full row, bit for bit.
     A non-finite value in a recorded column stops the run as in run_steps; the energies and the
     potential energy are checked as in a run without rows."""
-    return _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock)
+    return _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog)
 
 
 @njit(cache=True, nogil=True)
-def _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock):
+def _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog):
     """The loop of run_steps and run_steps_selected (cols empty: full rows).
 
     A selection without an energy signal that takes no snapshot skips the energy bookkeeping of its
@@ -98,9 +101,9 @@ def _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock):
     after the call is the one before it, and the dissipated and actuator energies leave the call's
     work out."""
     if cols.shape[0] == 0 or parts & ROW_ENERGY or snap_clock[1] > 0.0:
-        return _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, True)
+        return _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, True)
     before = _balance(m, d)
-    out = _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, False)
+    out = _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, False)
     moved = _balance(m, d) - before
     if np.isfinite(moved):  # (a state gone non-finite: the origin is left as it was)
         d.energy[ACC_E0] += moved
@@ -117,7 +120,7 @@ def _balance(m, d):
 
 
 @njit(cache=True)
-def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, book):
+def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book):
     """_advance's steps; book: whether the energy bookkeeping is done."""
     const_M = m.isets[IS_CONST_M] != 0
     actuated = m.ai.shape[0] > 0
@@ -127,6 +130,8 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, boo
     loops, blocks, switched = m.li.shape[0] > 0, m.ki.shape[0] > 0, m.switched.shape[0] > 0
     projection = m.isets[IS_PROJECTION] != 0
     scratch = np.empty(m.layout.width if cols.shape[0] > 0 else 0)  # the selected recording's full row
+    stats = d.stats
+    logged = 0  # rows of wlog written
     evaluate(m, d, not const_M)
     if const_M:
         d.M[:, :] = m.M_const
@@ -137,7 +142,7 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, boo
         if free_velocity(m, d) != OK:
             return SINGULAR, step, -1
         # a blow-up of the smooth dynamics is named here, before it reaches a contact problem
-        code, col = check_state(d.vfree, m.layout.v, d.stats)
+        code, col = check_state(d.vfree, m.layout.v, stats)
         if code != OK:
             return code, step, col
         if loops:
@@ -145,7 +150,13 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, boo
         if switched:
             update_switches(m, d)
         nact, fric = activate_contacts(m, d)
+        warnings = stats[ST_WARNINGS]
         code, cand = solve_contact_problem(m, d, nact, fric)
+        if stats[ST_WARNINGS] != warnings and logged < wlog.shape[0]:  # stamped with the step's own time
+            wlog[logged, WL_T] = t + m.fs[FS_H]  # (commit_step's sum: the row's t)
+            wlog[logged, WL_COUNT] = stats[ST_WARNINGS] - warnings
+            wlog[logged, WL_ERR] = stats[ST_LASTERR]
+            logged += 1
         if code != OK:
             return code, step, cand
         code, col = update_positions(m, d)
@@ -177,8 +188,10 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, boo
             code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
             return code, step, col
-        d.stats[ST_STEPS] += 1
+        stats[ST_STEPS] += 1
         keep_snapshot(d, snaps, snap_clock, step)
+        if logged == wlog.shape[0] and logged > 0 and step + 1 < nsteps:
+            return WARNINGS_FULL, step + 1, -1
     return OK, nsteps, -1
 
 
