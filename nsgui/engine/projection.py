@@ -21,7 +21,7 @@ from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_A
 from .contact_geometry import cos_sin
 from .contact_rows import active_contact_rows, delassus_csr, densify
 from .dynamics import point_world
-from .evaluation import evaluate, kinetic_energy, mass_times, refresh_velocities
+from .evaluation import evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, mass_times, refresh_velocities
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
 from .solvers.bpp import bpp_lcp_csr
@@ -246,9 +246,14 @@ def project_positions(m, d, upot):
         q += step
         dq += step
         moved = True
-        upot = evaluate(m, d, not const_M)
+        if const_M:  # the iterations read the geometry alone: the forces once, at the last q
+            evaluate_geometry(m, d)
+        else:  # (the next iteration's M at the new q)
+            upot = evaluate(m, d, True)
     if not moved:
         return upot
+    if const_M:
+        upot = evaluate_forces(m, d, False)
     if upot > u0:
         _give_back(m, d, dq, upot - u0)
     else:
