@@ -98,7 +98,6 @@ def _contact_geometry(m, d):
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
-    _normal_velocities(ci, v, pos, kin.vel, kin.omg, nrm, pa, pb, un)
 
 
 @njit(cache=True)
