@@ -85,6 +85,35 @@ def _penetrating(kind, deep, enabled, gap, gmin):
 
 
 @njit(cache=True)
+def _delassus_kept(m, d, pcols, pvals, pnnz, n):
+    """delassus_csr of the rows (M⁻¹ constant), or the X and W the last call built if its rows were these
+    bit for bit (W and X depend on the rows and M⁻¹ alone): after a column's landing the projection puts
+    the drift of the same 1000 rows back step after step, and W cost more than its solve."""
+    if _same_rows(d.pj_cols, d.pj_vals, d.pj_nnz, pcols, pvals, pnnz):
+        return d.pj_x[0], d.pj_x[1], d.pj_x[2], d.pj_w[0], d.pj_w[1], d.pj_w[2]
+    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
+    d.pj_cols, d.pj_vals, d.pj_nnz = pcols, pvals, pnnz
+    d.pj_x, d.pj_w = (xptr, xcol, xval), (wptr, wcol, wval)
+    return xptr, xcol, xval, wptr, wcol, wval
+
+
+@njit(cache=True)
+def _same_rows(cols0, vals0, nnz0, cols, vals, nnz):
+    """Whether two sets of sparse rows are the same, bit for bit (a zero's sign too); never for none."""
+    k = nnz.shape[0]
+    if k == 0 or nnz0.shape[0] != k:
+        return False
+    for r in range(k):
+        if nnz0[r] != nnz[r]:
+            return False
+        for kk in range(nnz[r]):
+            a, b = vals0[r, kk], vals[r, kk]
+            if cols0[r, kk] != cols[r, kk] or a != b or (a == 0.0 and np.signbit(a) != np.signbit(b)):
+                return False
+    return True
+
+
+@njit(cache=True)
 def _solve_mixed(wptr, wcol, wval, qv, eq):
     """τ with W τ + qv = 0 on the rows eq (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W in
     compressed sparse rows: block pivoting with the equalities always in the active set (banded
@@ -227,13 +256,13 @@ def project_positions(m, d, upot):
                 eq[r] = kind[c] > 0
                 r += 1
         if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
-            xptr, xcol, xval, wptr, wcol, wval = delassus_csr(pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
+            xptr, xcol, xval, wptr, wcol, wval = _delassus_kept(m, d, pcols, pvals, pnnz, n)
         else:
             Hp = densify(pcols, pvals, pnnz, n)
             Xp = np.linalg.solve(d.M, Hp.T)
             xptr, xcol, xval = csr_from_dense(Xp)
             wptr, wcol, wval = csr_from_dense(Hp @ Xp)
-        tau, ok = _solve_mixed(wptr, wcol, wval, qp, eq)
+        tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq)  # (it shifts W's diagonal: W may be kept)
         if not ok:
             break
         step = np.zeros(n)
