@@ -14,6 +14,12 @@ from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI
                     CI_VCOUNT, CI_VSTART, CIRCLE, HALFPLANE, LIMIT, SEGMENT)
 
 
+# a polygon's edges in the world frame, one row per edge k (vertex k to vertex k + 1): what the gaps of
+# every point against it share (evaluation computes them once per polygon, not once per candidate point)
+E_AX, E_AY, E_EX, E_EY, E_L2, E_NX, E_NY = range(7)
+N_EDGE = 7
+
+
 @njit(cache=True)
 def _closest_on_segment(px, py, ax, ay, bx, by):
     ex, ey = bx - ax, by - ay
@@ -93,7 +99,16 @@ def feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb,
         # fallback normal: +y (beads stacked on a vertical line never coincide in practice)
         nx, ny, sd = _unit_or(cx - bx_, cy - by_, 0.0, 1.0)
     else:  # POLYGON (vertices local to body b, counter-clockwise)
-        sd, nx, ny = _polygon_side(cx, cy, verts, v0, nv, on_b, bpx, bpy, cb, sb)
+        edges = np.empty((nv, N_EDGE))
+        polygon_edges(verts, v0, nv, on_b, bpx, bpy, cb, sb, edges, 0)
+        sd, nx, ny = polygon_side(cx, cy, edges, 0, nv)
+    return surface_points(sd, nx, ny, cx, cy, ra, rb)
+
+
+@njit(cache=True)
+def surface_points(sd, nx, ny, cx, cy, ra, rb):
+    """(gap, nx, ny, pax, pay, pbx, pby) of the circle of radius ra centred at (cx, cy), at signed
+    distance sd along the normal from B's feature (rounded by rb)."""
     gap = sd - ra - rb
     pax, pay = cx - ra * nx, cy - ra * ny
     pbx, pby = cx - (sd - rb) * nx, cy - (sd - rb) * ny
@@ -115,13 +130,10 @@ def _segment_side(cx, cy, ax_, ay_, bx_, by_):
 
 
 @njit(cache=True)
-def _polygon_side(cx, cy, verts, v0, nv, on_body, bpx, bpy, cb, sb):
-    """(signed distance, normal) of the point (cx, cy) from the polygon verts[v0:v0 + nv] (body frame,
-    counter-clockwise; world frame if not on_body) of the body at (bpx, bpy) rotated by (cb, sb)."""
-    best_in = -1e300
-    bnx = bny = 0.0
-    best_d2 = 1e300
-    qx = qy = 0.0
+def polygon_edges(verts, v0, nv, on_body, bpx, bpy, cb, sb, out, o0):
+    """out[o0 + k] = edge k of the polygon verts[v0:v0 + nv] (body frame, counter-clockwise; world frame
+    if not on_body) of the body at (bpx, bpy) rotated by (cb, sb): its first vertex, its vector to the
+    next one, its squared length and (nv >= 3) its outward normal, all in the world frame."""
     for k in range(nv):
         k2 = k + 1 if k + 1 < nv else 0
         ax_, ay_ = verts[v0 + k, 0], verts[v0 + k, 1]
@@ -129,15 +141,38 @@ def _polygon_side(cx, cy, verts, v0, nv, on_body, bpx, bpy, cb, sb):
         if on_body:
             ax_, ay_ = body_point(bpx, bpy, cb, sb, ax_, ay_)
             bx_, by_ = body_point(bpx, bpy, cb, sb, bx_, by_)
-        px, py, s = _closest_on_segment(cx, cy, ax_, ay_, bx_, by_)
+        ex, ey = bx_ - ax_, by_ - ay_
+        i = o0 + k  # (2-D indices, not a row view: a view costs reference counts)
+        out[i, E_AX], out[i, E_AY], out[i, E_EX], out[i, E_EY], out[i, E_L2] = ax_, ay_, ex, ey, ex * ex + ey * ey
+        if nv >= 3:
+            el = np.sqrt(ex * ex + ey * ey)
+            out[i, E_NX], out[i, E_NY] = ey / el, -ex / el  # outward normal of a CCW polygon
+
+
+@njit(cache=True)
+def polygon_side(cx, cy, edges, o0, nv):
+    """(signed distance, normal) of the point (cx, cy) from the polygon of nv edges edges[o0:o0 + nv]
+    (polygon_edges)."""
+    best_in = -1e300
+    bnx = bny = 0.0
+    best_d2 = 1e300
+    qx = qy = 0.0
+    for k in range(nv):
+        i = o0 + k
+        ax_, ay_, ex, ey, L2 = edges[i, E_AX], edges[i, E_AY], edges[i, E_EX], edges[i, E_EY], edges[i, E_L2]
+        # the closest point of the edge: _closest_on_segment's s, divided only when it is not clamped
+        # (num <= 0 gives s <= 0 and num >= L2 gives s >= 1; between them the quotient as it was)
+        num = (cx - ax_) * ex + (cy - ay_) * ey
+        s = 0.0
+        if L2 > 0.0 and num > 0.0:
+            s = 1.0 if num >= L2 else min(num / L2, 1.0)
+        px, py = ax_ + s * ex, ay_ + s * ey
         d2 = (cx - px) ** 2 + (cy - py) ** 2
         if d2 < best_d2:
             best_d2 = d2
             qx, qy = px, py
         if nv >= 3:
-            ex, ey = bx_ - ax_, by_ - ay_
-            el = np.sqrt(ex * ex + ey * ey)
-            onx, ony = ey / el, -ex / el  # outward normal of a CCW polygon
+            onx, ony = edges[i, E_NX], edges[i, E_NY]
             sde = onx * (cx - ax_) + ony * (cy - ay_)
             if sde > best_in:
                 best_in = sde

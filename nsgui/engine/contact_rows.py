@@ -133,16 +133,18 @@ def delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n):
     ccol = np.empty(cap, np.int64)
     cval = np.empty(cap)
     cptr = np.empty(k + 1, np.int64)
-    if _diagonal(mptr, mcol, n, rcols, rnnz):
+    diag = _diagonal_entries(mptr, mcol, mval, n, rcols, rnnz)
+    if diag.shape[0] > 0:
         # M⁻¹ diagonal (a body's coordinates at its centre of mass, beads on prismatic joints): column r
-        # is row r scaled, without the scatter (the same sums: 0 + one product)
+        # is row r scaled, without the scatter (the same sums: 0 + one product; the scatter's other terms
+        # are exact zeros, which change no sum, and its entries of the stored zeros are left out)
         p = 0
         for r in range(k):
             cptr[r] = p
             for kk in range(rnnz[r]):
                 j = rcols[r, kk]
                 ccol[p] = j
-                cval[p] = 0.0 + mval[mptr[j]] * rvals[r, kk]
+                cval[p] = 0.0 + mval[diag[j]] * rvals[r, kk]
                 p += 1
         cptr[k] = p
         return cptr, ccol, cval
@@ -169,17 +171,27 @@ def delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n):
 
 
 @njit(cache=True)
-def _diagonal(mptr, mcol, n, rcols, rnnz):
-    """True if M⁻¹ (compressed sparse rows) is diagonal and no row of H names a coordinate twice."""
+def _diagonal_entries(mptr, mcol, mval, n, rcols, rnnz):
+    """Where each coordinate's diagonal entry of M⁻¹ (compressed sparse rows) is stored, when M⁻¹ is
+    diagonal (any other stored entry exactly 0: ModelArrays keeps a free body's whole 3 x 3 block, zeros
+    included) and no row of H names a coordinate twice; else an empty array."""
+    none = np.empty(0, np.int64)
+    at = np.full(n, -1, np.int64)
     for j in range(n):
-        if mptr[j + 1] - mptr[j] != 1 or mcol[mptr[j]] != j:
-            return False
+        for t in range(mptr[j], mptr[j + 1]):
+            if mcol[t] == j:
+                at[j] = t
+            elif mval[t] != 0.0:
+                return none
+        if at[j] < 0:
+            return none
     for r in range(rnnz.shape[0]):
         for kk in range(1, rnnz[r]):
-            for ll in range(kk):
-                if rcols[r, kk] == rcols[r, ll]:
-                    return False
-    return True
+            if rcols[r, kk] <= rcols[r, kk - 1]:  # (rows on a candidate's ccols ascend: one test each)
+                for ll in range(kk):
+                    if rcols[r, kk] == rcols[r, ll]:
+                        return none
+    return at
 
 
 @njit(cache=True)

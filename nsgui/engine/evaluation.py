@@ -5,8 +5,9 @@ import numpy as np
 from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
-                    CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT)
-from .contact_geometry import body_point, feature_geometry, limit_geometry
+                    CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT, POLYGON)
+from .contact_geometry import (N_EDGE, body_point, feature_geometry, limit_geometry, polygon_edges, polygon_side,
+                               surface_points)
 from .dynamics import body_kinematics, com_terms, element_forces
 
 
@@ -14,30 +15,15 @@ from .dynamics import body_kinematics, com_terms, element_forces
 def evaluate(m, d, want_mass):
     """Kinematics, M (if want_mass), smooth forces F (actuators apart) and every candidate's geometry
     and normal velocity at (d.q, d.v), into d. Returns the potential energy (gravity + elements)."""
-    evaluate_geometry(m, d)
-    return evaluate_forces(m, d, want_mass)
-
-
-@njit(cache=True)
-def evaluate_geometry(m, d):
-    """evaluate's first part: the kinematics and every candidate's gap, normal and contact points (what
-    the position projection's iterations read)."""
-    body_kinematics(m, d.q, d.v, d.kin)
-    _contact_geometry(m, d)
-
-
-@njit(cache=True)
-def evaluate_forces(m, d, want_mass):
-    """evaluate's second part, at the kinematics evaluate_geometry left: M (if want_mass), F, the
-    normal velocities; returns the potential energy."""
     kin, F, grav, bias = d.kin, d.F, d.grav, d.bias
+    body_kinematics(m, d.q, d.v, kin)
     Ug = com_terms(m, kin, d.M, bias, grav, want_mass)
     for i in range(F.shape[0]):  # F = grav - bias, without a temporary array
         F[i] = grav[i] - bias[i]
     Ue = 0.0
     if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (the call alone costs as much as a step's geometry)
         Ue = element_forces(m, d.q, d.v, kin, F)
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
+    _contact_geometry(m, d)
     return Ug + Ue
 
 
@@ -45,9 +31,8 @@ def evaluate_forces(m, d, want_mass):
 def refresh_velocities(m, d):
     """What evaluate computes from d.v alone, after a change of v at the same q, for models whose
     forces do not depend on v (IS_CONST_F): the bodies' velocities and the candidates' normal
-    velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost (nor the
-    Jacobians': q has not changed)."""
-    body_kinematics(m, d.q, d.v, d.kin, False)
+    velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost."""
+    body_kinematics(m, d.q, d.v, d.kin)
     kin = d.kin
     _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
 
@@ -76,12 +61,16 @@ def kinetic_energy(m, d, v):
 
 @njit(cache=True)
 def _contact_geometry(m, d):
-    """Gap, normal and contact points of every candidate."""
+    """Gap, normal, contact points and normal relative velocity of every candidate."""
     # structref fields bound once: each access to one costs a reference count
-    ci, cf, verts, q = m.ci, m.cf, m.verts, d.q
-    gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
+    ci, cf, verts, q, v = m.ci, m.cf, m.verts, d.q, d.v
+    gap, nrm, pa, pb, un = d.gap, d.nrm, d.pa, d.pb, d.un
     kin = d.kin
     pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
+    # each polygon's world edges, computed for its first candidate point and read by the others (a box
+    # against a box: 4 points share them); a polygon is verts[v0:v0 + nv] of one contact's B side
+    edges = np.empty((verts.shape[0], N_EDGE))
+    done = np.zeros(verts.shape[0], np.bool_)
     for c in range(ci.shape[0]):
         bt = ci[c, CI_BTYPE]
         if bt == LIMIT:
@@ -92,12 +81,21 @@ def _contact_geometry(m, d):
             if a >= 0:
                 cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
             bpx, bpy, cb, sb = (pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1]) if b >= 0 else (0.0, 0.0, 1.0, 0.0)
-            g, nx, ny, pax, pay, pbx, pby = feature_geometry(
-                bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3], b >= 0,
-                bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
+            if bt == POLYGON:
+                v0, nv = ci[c, CI_VSTART], ci[c, CI_VCOUNT]
+                if not done[v0]:
+                    polygon_edges(verts, v0, nv, b >= 0, bpx, bpy, cb, sb, edges, v0)
+                    done[v0] = True
+                sd, nx, ny = polygon_side(cx, cy, edges, v0, nv)
+                g, nx, ny, pax, pay, pbx, pby = surface_points(sd, nx, ny, cx, cy, cf[c, CF_RA], cf[c, CF_RB])
+            else:
+                g, nx, ny, pax, pay, pbx, pby = feature_geometry(
+                    bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3],
+                    b >= 0, bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
+    _normal_velocities(ci, v, pos, kin.vel, kin.omg, nrm, pa, pb, un)
 
 
 @njit(cache=True)

@@ -441,10 +441,15 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
         rn = 2 * r if fric else r
         nn = ccn[c]
         rnnz[rn] = nn
-        rcols[rn, :nn] = ccols[c, :nn]
-        rvals[rn, :nn] = HN[r, :nn]
+        # (element loops, not slices and row views: each view costs reference counts, more than its sums)
+        un_free = 0.0  # the row times v_free (sdot's sum)
+        for kk in range(nn):
+            j = ccols[c, kk]
+            rcols[rn, kk] = j
+            rvals[rn, kk] = HN[r, kk]
+            un_free += HN[r, kk] * vfree[j]
         e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
-        qd[rn] = sdot(ccols[c], HN[r], nn, vfree) + e * un[c]
+        qd[rn] = un_free + e * un[c]
         r0[rn] = lamN[c]
         # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
         # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
@@ -455,9 +460,13 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
         active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v or (cold and qd[rn] <= 0.0)
         if fric and cfric[r]:
             rnnz[rn + 1] = nn
-            rcols[rn + 1, :nn] = ccols[c, :nn]
-            rvals[rn + 1, :nn] = HT[r, :nn]
-            qd[rn + 1] = sdot(ccols[c], HT[r], nn, vfree)
+            ut_free = 0.0
+            for kk in range(nn):
+                j = ccols[c, kk]
+                rcols[rn + 1, kk] = j
+                rvals[rn + 1, kk] = HT[r, kk]
+                ut_free += HT[r, kk] * vfree[j]
+            qd[rn + 1] = ut_free
             if cf[c, CF_ET] != 0.0 and un[c] < -m.fs[FS_IMPACT]:
                 # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
                 qd[rn + 1] += cf[c, CF_ET] * sdot(ccols[c], HT[r], nn, d.v)

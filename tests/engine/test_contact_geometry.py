@@ -214,3 +214,27 @@ def test_a_whole_evaluation_gives_each_candidates_own_geometry_and_rows(a_kind, 
         for c in range(nc):
             cols = model.arrays.ccols[c, :model.arrays.ccn[c]]
             assert np.array_equal(HN[c, :len(cols)], HN1[c, cols]) and np.array_equal(HT[c, :len(cols)], HT1[c, cols])
+
+
+def test_evaluation_shares_each_polygons_edges_only_among_its_own_points():
+    """evaluate computes a polygon's world edges once, for the first candidate point against it, and
+    reads them for the others: on a pyramid of tilted, shifted boxes (every box in several contacts, as
+    A and as B) its gaps, normals and points are those of the per-candidate kernel bit for bit."""
+    import runpy
+    from pathlib import Path
+    from nsgui.engine import Simulator
+    from nsgui.engine.evaluation import evaluate
+    heaps = runpy.run_path(str(Path(__file__).resolve().parents[2] / "resources" / "scenes" / "make_heaps.py"))
+    model = compile_scene(heaps["box_pyramid"](3))
+    sim = Simulator(model)
+    m, d = sim._args
+    data = sim._data
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        q = model.q0 + rng.uniform(-0.05, 0.05, model.nq)
+        data.q[:] = q
+        evaluate(m, d, True)
+        gap, points, normals = model.contact_frames(q)
+        assert np.array_equal(data.gap, gap) and np.array_equal(data.pa, points)
+        assert np.array_equal(data.nrm, normals)
+        assert (gap < 0).any() and (gap > 0).any()   # points inside and outside the polygons
