@@ -135,6 +135,11 @@ class Data(NamedTuple):
     HN: np.ndarray           # (nc, width of ccols): sparse normal rows of the active candidates
     HT: np.ndarray           # ... tangent rows
     anchor: np.ndarray       # (nc, N_AN) material contact points at the start of the step (projection.py)
+    pj_cols: np.ndarray      # the rows of the projection's last linear problem (columns, values, counts) ...
+    pj_vals: np.ndarray
+    pj_nnz: np.ndarray
+    pj_x: tuple              # ... and its X = M⁻¹Hᵀ by coordinate (ptr, col, val) and W in CSR, kept for the
+    pj_w: tuple              # next problem with the same rows (projection._delassus_kept)
     row_n: np.ndarray        # (nq,) a generalized-force row
     dudq: np.ndarray         # (na, nq) Jacobians of the inputs of implicit blocks (zero rows otherwise)
     dudv: np.ndarray
@@ -186,7 +191,9 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         gap=z(nc), nrm=z((nc, 2)), pa=z((nc, 2)), pb=z((nc, 2)), un=z(nc),
         Qact=z(n), K=z((n, n)), C=z((n, n)), What=z((n, n)), piv=z(n, np.int64), vfree=z(n), v_new=z(n),
         q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
-        HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n), dudq=z((na, n)), dudv=z((na, n)),
+        HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n),
+        pj_cols=z((0, width), np.int64), pj_vals=z((0, width)), pj_nnz=z(0, np.int64),
+        pj_x=(z(n + 1, np.int64), z(0, np.int64), z(0)), pj_w=(z(1, np.int64), z(0, np.int64), z(0)), dudq=z((na, n)), dudv=z((na, n)),
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
         lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
         tp_cols=z((TINY_ROWS, width), np.int64), tp_vals=z((TINY_ROWS, width)), tp_nnz=z(TINY_ROWS, np.int64),

@@ -20,8 +20,10 @@ from .codes import (BF_ACX, BF_ACY, BF_ANGLE, BF_APX, BF_APY, BF_AXX, BF_AXY, BF
 
 
 @njit(cache=True)
-def body_kinematics(m, q, v, kin):
-    """Frame poses, velocities, bias accelerations and Jacobians of every body at (q, v), into kin."""
+def body_kinematics(m, q, v, kin, jacobians=True):
+    """Frame poses, velocities, bias accelerations and Jacobians of every body at (q, v), into kin;
+    jacobians=False leaves the Jacobians as they are (a new v at the same q: their dense rows are most of
+    the cost on a long column, one cache line per body)."""
     bi, bf, order, path, plen = m.bi, m.bf, m.order, m.path, m.plen
     pos, ang, vel, omg, acc, Jp, Ja, cs = kin.pos, kin.ang, kin.vel, kin.omg, kin.acc, kin.Jp, kin.Ja, kin.cs
     for k in range(order.shape[0]):
@@ -78,6 +80,8 @@ def body_kinematics(m, q, v, kin):
         vel[b, 0], vel[b, 1] = wvx + w * acy, wvy - w * acx
         omg[b] = w
         acc[b, 0], acc[b, 1] = wax + w * w * acx, way + w * w * acy
+        if not jacobians:
+            continue
         for kk in range(plen[b]):
             j = path[b, kk]
             if par >= 0:

@@ -15,15 +15,30 @@ from .dynamics import body_kinematics, com_terms, element_forces
 def evaluate(m, d, want_mass):
     """Kinematics, M (if want_mass), smooth forces F (actuators apart) and every candidate's geometry
     and normal velocity at (d.q, d.v), into d. Returns the potential energy (gravity + elements)."""
+    evaluate_geometry(m, d)
+    return evaluate_forces(m, d, want_mass)
+
+
+@njit(cache=True)
+def evaluate_geometry(m, d):
+    """evaluate's first part: the kinematics and every candidate's gap, normal and contact points (what
+    the position projection's iterations read)."""
+    body_kinematics(m, d.q, d.v, d.kin)
+    _contact_geometry(m, d)
+
+
+@njit(cache=True)
+def evaluate_forces(m, d, want_mass):
+    """evaluate's second part, at the kinematics evaluate_geometry left: M (if want_mass), F, the
+    normal velocities; returns the potential energy."""
     kin, F, grav, bias = d.kin, d.F, d.grav, d.bias
-    body_kinematics(m, d.q, d.v, kin)
     Ug = com_terms(m, kin, d.M, bias, grav, want_mass)
     for i in range(F.shape[0]):  # F = grav - bias, without a temporary array
         F[i] = grav[i] - bias[i]
     Ue = 0.0
     if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (the call alone costs as much as a step's geometry)
         Ue = element_forces(m, d.q, d.v, kin, F)
-    _contact_geometry(m, d)
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
     return Ug + Ue
 
 
@@ -31,8 +46,9 @@ def evaluate(m, d, want_mass):
 def refresh_velocities(m, d):
     """What evaluate computes from d.v alone, after a change of v at the same q, for models whose
     forces do not depend on v (IS_CONST_F): the bodies' velocities and the candidates' normal
-    velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost."""
-    body_kinematics(m, d.q, d.v, d.kin)
+    velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost (nor the
+    Jacobians': q has not changed)."""
+    body_kinematics(m, d.q, d.v, d.kin, False)
     kin = d.kin
     _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
 
@@ -61,10 +77,10 @@ def kinetic_energy(m, d, v):
 
 @njit(cache=True)
 def _contact_geometry(m, d):
-    """Gap, normal, contact points and normal relative velocity of every candidate."""
+    """Gap, normal and contact points of every candidate."""
     # structref fields bound once: each access to one costs a reference count
-    ci, cf, verts, q, v = m.ci, m.cf, m.verts, d.q, d.v
-    gap, nrm, pa, pb, un = d.gap, d.nrm, d.pa, d.pb, d.un
+    ci, cf, verts, q = m.ci, m.cf, m.verts, d.q
+    gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
     kin = d.kin
     pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
     # each polygon's world edges, computed for its first candidate point and read by the others (a box
@@ -95,7 +111,6 @@ def _contact_geometry(m, d):
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
-    _normal_velocities(ci, v, pos, kin.vel, kin.omg, nrm, pa, pb, un)
 
 
 @njit(cache=True)

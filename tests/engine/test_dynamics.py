@@ -182,3 +182,24 @@ def test_cart_pendulum_step_is_the_section3_scheme():
     ref = _reference_cart_pendulum(np.array([0.0, 0.8]), np.array([0.5, 2.0]), h, len(got) - 1)
     # the engine differentiates F numerically (central differences): agreement to ~1e-9
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["biped", "four_bar", "double_pendulum_wall", "rocking_block"])
+def test_body_kinematics_without_jacobians_keeps_them_and_computes_the_same_frames(name):
+    """refresh_velocities' pass (a new v at the same q): every pose, velocity and bias acceleration
+    bit for bit those of the full pass, the Jacobians left as they were."""
+    from nsgui.engine.arrays import Kinematics, to_struct
+    from nsgui.engine.dynamics import body_kinematics
+    model = compile_scene(example(name))
+    m = model.struct
+    for q, v in random_states(model, 3):
+        full = Kinematics.zeros(model.nbodies, model.nq)
+        body_kinematics(m, q, v, to_struct(full))
+        part = Kinematics.zeros(model.nbodies, model.nq)
+        part.Jp[...] = 7.0  # what the pass must leave
+        part.Ja[...] = 7.0
+        body_kinematics(m, q, v, to_struct(part), False)
+        for field in ("pos", "ang", "vel", "omg", "acc", "cs"):
+            np.testing.assert_array_equal(getattr(part, field), getattr(full, field), err_msg=field)
+        assert (part.Jp == 7.0).all() and (part.Ja == 7.0).all()
+        assert np.abs(full.Jp).max() > 0  # (the full pass did write them)

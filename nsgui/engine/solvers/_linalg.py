@@ -135,7 +135,8 @@ def tridiagonal_ldl_solve_inplace(L, b, dropped):
     serial chain has a square root and three divisions. Same storage (L[i, 0] = S[i, i-1], L[i, 1] =
     S[i, i]), same pivots (D_i is Cholesky's squared pivot), same dropping and indefiniteness tests."""
     n = b.shape[0]
-    for i in range(n):
+    y = 0.0  # the last row's y (L y = b), before its scaling by D⁻¹
+    for i in range(n):  # factor, L y = b and D⁻¹ y in one pass (the same operations, in the same order)
         dropped[i] = False
         diag = L[i, 1]
         off = L[i, 0] if i > 0 and not dropped[i - 1] else 0.0  # a dropped row couples to nothing
@@ -147,16 +148,16 @@ def tridiagonal_ldl_solve_inplace(L, b, dropped):
             dropped[i] = True
             L[i, 0] = 0.0
             L[i, 1] = 0.0
+            y = 0.0  # (a dropped row's y is 0)
+            b[i] = 0.0
         else:
             L[i, 0] = l
             L[i, 1] = 1.0 / s
-    for i in range(n):  # L y = b (a dropped row's y is 0), then D⁻¹ y
-        if dropped[i]:
-            b[i] = 0.0
-        elif i > 0:
-            b[i] -= L[i, 0] * b[i - 1]
-    for i in range(n):
-        b[i] *= L[i, 1]
+            if i > 0:
+                y = b[i] - l * y
+            else:
+                y = b[i]
+            b[i] = y * L[i, 1]
     for i in range(n - 2, -1, -1):  # Lᵀ x = D⁻¹ y (L[i + 1, 0] = 0 after a dropped row i)
         b[i] -= L[i + 1, 0] * b[i + 1]
     return True

@@ -24,7 +24,7 @@ the caller should fall back to Lemke. 4 bad input (shapes, non-finite q).
 import numpy as np
 import numba
 
-from ._linalg import (bad_input, band_cholesky_solve_inplace, csr_bad_input, csr_diagonal, csr_from_dense,
+from ._linalg import (bad_input, band_cholesky_solve_inplace, csr_bad_input, csr_from_dense,
                       csr_matvec_plus, csr_symmetric, lu_solve_inplace, tridiagonal_ldl_solve_inplace)
 from ..codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 
@@ -34,16 +34,21 @@ _LDL_MIN = 64  # a tridiagonal M_FF this large is factored as L D Lᵀ: its seri
 
 
 @numba.njit(cache=True)
-def _leftmost(ptr, col):
-    """Each row's leftmost non-zero column (the row itself if none lies left of the diagonal)."""
+def _diagonal_leftmost(ptr, col, val):
+    """Each row's diagonal entry (csr_diagonal's sums) and leftmost non-zero column (the row itself if
+    none lies left of the diagonal), in one pass over the entries."""
     m = ptr.shape[0] - 1
+    diag = np.zeros(m)
     lo = np.empty(m, dtype=np.int64)
     for i in range(m):
         lo[i] = i
         for p in range(ptr[i], ptr[i + 1]):
-            if col[p] < lo[i]:
-                lo[i] = col[p]
-    return lo
+            j = col[p]
+            if j == i:
+                diag[i] += val[p]
+            elif j < lo[i]:
+                lo[i] = j
+    return diag, lo
 
 
 @numba.njit(cache=True)
@@ -123,7 +128,7 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
         return z, BAD_INPUT, 0
     if m == 0:
         return z, SOLVED, 0
-    diag = csr_diagonal(ptr, col, val)
+    diag, lo = _diagonal_leftmost(ptr, col, val)
     qn = 0.0
     dmax = 0.0
     for i in range(m):
@@ -135,7 +140,6 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
         dmax = 1.0
     tol_w = 1e-12 * qn
     tol_z = tol_w / dmax
-    lo = _leftmost(ptr, col)
     mixed = eq.shape[0] == m
     F = np.empty(m, dtype=np.bool_)
     for i in range(m):
