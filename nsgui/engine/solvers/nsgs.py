@@ -19,9 +19,10 @@ Problems solved in fewer sweeps keep their iterates bit for bit.
 """
 import numpy as np
 import numba
+from numba.extending import overload
 
 from ._linalg import bad_input, csr_bad_input, csr_from_dense, csr_matvec_plus, csr_transpose
-from .residuals import fc2d_contact_residual
+from .residuals import fc2d_contact_residual, fc2d_largest_residual as _contact_errors
 from ..codes import BAD_INPUT, ITERATION_CAP, SOLVED
 
 
@@ -106,18 +107,6 @@ def _local_solve(a, b, bp, d, qN, qT, mu, frictionless):
     return best_rN, best_rT
 
 
-@numba.njit(cache=True)
-def _contact_errors(u, r, mu, nc):
-    err = 0.0
-    for c in range(nc):
-        e = fc2d_contact_residual(r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1], mu[c])
-        if not np.isfinite(e):
-            return np.inf
-        if e > err:
-            err = e
-    return err
-
-
 @numba.njit(cache=True, inline='always')
 def _add_columns(tptr, tcol, tval, iN, dN, dT, u):
     """u += W[:, iN] dN + W[:, iN + 1] dT, one sum per entry as the dense update made it (the columns'
@@ -193,17 +182,28 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
     """
     m = q.shape[0]
     nc = m // 2
-    r = np.zeros(m)
     if m % 2 != 0 or csr_bad_input(ptr, q, r0, m) or tptr.shape[0] != m + 1 or mu.shape[0] < nc:
-        return r, BAD_INPUT, 0, np.inf
+        return np.zeros(m), BAD_INPUT, 0, np.inf
     if nc == 0:
-        return r, SOLVED, 0, 0.0
-    for i in range(2 * nc):
+        return np.zeros(m), SOLVED, 0, 0.0
+    return _nsgs(ptr, col, val, tptr, tcol, tval, _diagonal_blocks(ptr, col, val, nc), q, mu, r0, tol, max_iter, m)
+
+
+@numba.njit(cache=True)
+def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
+    """The sweeps of nsgs_fc2d_csr and nsgs_fc2d_rows (the W and the rows form, below), which differ only in
+    what they keep of u = W r + q (their state, of ns entries) and so in how a sweep reads and updates it.
+    rp, rc, rv: the form's matrix by rows; cp, cc, cv: by columns; blk: the contacts' 2x2 blocks of W."""
+    m = q.shape[0]
+    nc = m // 2
+    r = np.zeros(m)
+    for i in range(m):
         r[i] = r0[i]
-    blk = _diagonal_blocks(ptr, col, val, nc)
+    state = np.empty(ns)
+    u = np.empty(m)
     qn = 0.0
     dmax = 0.0
-    for i in range(2 * nc):
+    for i in range(m):
         qn = max(qn, abs(q[i]))
         dmax = max(dmax, blk[i // 2, 0 if i % 2 == 0 else 3])
     norm = max(1.0, qn)
@@ -215,49 +215,28 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
             r[2 * c + 1] = 0.0
         elif r[2 * c] < 0.0:
             r[2 * c] = 0.0
-    u = np.empty(m)
-    csr_matvec_plus(ptr, col, val, r, q, u)
-    err = _contact_errors(u, r, mu, nc) / norm
+    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc) / norm
     if err <= tol:
         return r, SOLVED, 0, err
-    r1, r2, rx, ux = np.empty(m), np.empty(m), np.empty(m), np.empty(m)  # (extrapolation)
+    r1, r2, rx, statex = np.empty(m), np.empty(m), np.empty(m), np.empty(state.shape[0])  # (extrapolation)
     it = 0
     while it < max_iter:
         it += 1
-        for c in range(nc):
-            if skip[c]:
-                continue
-            iN = 2 * c
-            iT = iN + 1
-            a, b, bp, d = blk[c, 0], blk[c, 1], blk[c, 2], blk[c, 3]
-            rN = r[iN]
-            rT = r[iT]
-            qN = u[iN] - a * rN - b * rT
-            qT = u[iT] - bp * rN - d * rT
-            frictionless = mu[c] <= 0.0
-            nN, nT = _local_solve(a, b, bp, d, qN, qT, mu[c], frictionless)
-            dN = nN - rN
-            dT = nT - rT
-            if dN != 0.0 or dT != 0.0:
-                r[iN] = nN
-                r[iT] = nT
-                _add_columns(tptr, tcol, tval, iN, dN, dT, u)
-        err = _contact_errors(u, r, mu, nc) / norm
+        _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc)
+        err = _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u) / norm
         if err <= tol:
-            csr_matvec_plus(ptr, col, val, r, q, u)  # drop the drift of the incremental update
-            err = _contact_errors(u, r, mu, nc) / norm
+            # drop the drift of the incremental update
+            err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc) / norm
             if err <= tol:
                 return r, SOLVED, it, err
         if _extrapolation_due(it) and _extrapolated(r, r1, r2, mu, nc, rx):
-            csr_matvec_plus(ptr, col, val, rx, q, ux)
-            errx = _contact_errors(ux, rx, mu, nc) / norm
+            errx = _exact_error(rp, rc, rv, cp, cc, cv, q, rx, statex, u, mu, nc) / norm
             if errx < err:
                 r[:] = rx
-                u[:] = ux
+                state[:] = statex
                 err = errx
         _keep_history(it, r, r1, r2)
-    csr_matvec_plus(ptr, col, val, r, q, u)
-    err = _contact_errors(u, r, mu, nc) / norm
+    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc) / norm
     return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
 
 
@@ -322,74 +301,98 @@ def nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_
     round-off: u is summed in another order)."""
     m = q.shape[0]
     nc = m // 2
-    r = np.zeros(m)
     if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r0.shape[0] < m or mu.shape[0] < nc:
-        return r, BAD_INPUT, 0, np.inf
+        return np.zeros(m), BAD_INPUT, 0, np.inf
     for i in range(m):
         if not np.isfinite(q[i]):
-            return r, BAD_INPUT, 0, np.inf
+            return np.zeros(m), BAD_INPUT, 0, np.inf
     if nc == 0:
-        return r, SOLVED, 0, 0.0
-    for i in range(m):
-        r[i] = r0[i]
-    blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc)
-    qn = 0.0
-    dmax = 0.0
-    for i in range(m):
-        qn = max(qn, abs(q[i]))
-        dmax = max(dmax, blk[i // 2, 0 if i % 2 == 0 else 3])
-    norm = max(1.0, qn)
-    skip = np.zeros(nc, dtype=np.bool_)
-    for c in range(nc):
-        if not (blk[c, 0] > 1e-14 * dmax):
-            skip[c] = True
-            r[2 * c] = 0.0
-            r[2 * c + 1] = 0.0
-        elif r[2 * c] < 0.0:
-            r[2 * c] = 0.0
-    dv = np.empty(n)
-    u = np.empty(m)
-    _exact_dv(cptr, ccol, cval, r, dv)
-    err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
-    if err <= tol:
-        return r, SOLVED, 0, err
-    r1, r2, rx, dvx = np.empty(m), np.empty(m), np.empty(m), np.empty(n)  # (extrapolation)
-    it = 0
-    while it < max_iter:
-        it += 1
+        return np.zeros(m), SOLVED, 0, 0.0
+    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc), q, mu,
+                 r0, tol, max_iter, n)
+
+
+# The forms' operations on their state, chosen by numba when it types _nsgs (one machine code per form):
+# the W form (W by rows ptr, col, val and by columns tptr, tcol, tval) keeps u = W r + q, updated by W's
+# columns; the rows form (H by rows rcols, rvals, rnnz, X = M⁻¹Hᵀ by columns cptr, ccol, cval) keeps
+# dv = X r = v - v_free, updated by X's columns, and reads u = q + H dv from H's rows. A sweep is one
+# operation (a call per contact would pass its arrays with reference counts: a third more per sweep).
+def _rows_form(rp):
+    return rp.ndim == 2
+
+
+def _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u):
+    """The largest contact residual of the iterate (u: the rows form's scratch)."""
+
+
+def _exact_error(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+    """The state of r = x computed afresh (no drift of the updates), and its largest contact residual."""
+
+
+@numba.njit(cache=True, inline='always')
+def _contact_solve(blk, c, uN, uT, r, mu):
+    """The contact c's new (r_N, r_T) for the others' percussions frozen, u = (uN, uT) the iterate's."""
+    a, b, bp, d = blk[c, 0], blk[c, 1], blk[c, 2], blk[c, 3]
+    rN = r[2 * c]
+    rT = r[2 * c + 1]
+    return _local_solve(a, b, bp, d, uN - a * rN - b * rT, uT - bp * rN - d * rT, mu[c], mu[c] <= 0.0)
+
+
+def _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
+    """One sweep of local solves, contact by contact, the state kept up to date."""
+
+
+@overload(_sweep)
+def _sweep_of(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
+    if _rows_form(rp):
+        def sweep_rows(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
+            for c in range(nc):
+                if skip[c]:
+                    continue
+                iN = 2 * c
+                nN, nT = _contact_solve(blk, c, q[iN] + _row_dot(rp, rc, rv, iN, state),
+                                        q[iN + 1] + _row_dot(rp, rc, rv, iN + 1, state), r, mu)
+                dN = nN - r[iN]
+                dT = nT - r[iN + 1]
+                if dN != 0.0:
+                    r[iN] = nN
+                    _add_column(cp, cc, cv, iN, dN, state)
+                if dT != 0.0:
+                    r[iN + 1] = nT
+                    _add_column(cp, cc, cv, iN + 1, dT, state)
+        return sweep_rows
+
+    def sweep_w(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
         for c in range(nc):
             if skip[c]:
                 continue
             iN = 2 * c
-            iT = iN + 1
-            a, b, bp, d = blk[c, 0], blk[c, 1], blk[c, 2], blk[c, 3]
-            rN = r[iN]
-            rT = r[iT]
-            qN = q[iN] + _row_dot(rcols, rvals, rnnz, iN, dv) - a * rN - b * rT
-            qT = q[iT] + _row_dot(rcols, rvals, rnnz, iT, dv) - bp * rN - d * rT
-            nN, nT = _local_solve(a, b, bp, d, qN, qT, mu[c], mu[c] <= 0.0)
-            dN = nN - rN
-            dT = nT - rT
-            if dN != 0.0:
+            nN, nT = _contact_solve(blk, c, state[iN], state[iN + 1], r, mu)
+            dN = nN - r[iN]
+            dT = nT - r[iN + 1]
+            if dN != 0.0 or dT != 0.0:
                 r[iN] = nN
-                _add_column(cptr, ccol, cval, iN, dN, dv)
-            if dT != 0.0:
-                r[iT] = nT
-                _add_column(cptr, ccol, cval, iT, dT, dv)
-        err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
-        if err <= tol:
-            _exact_dv(cptr, ccol, cval, r, dv)  # drop the drift of the incremental update
-            err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
-            if err <= tol:
-                return r, SOLVED, it, err
-        if _extrapolation_due(it) and _extrapolated(r, r1, r2, mu, nc, rx):
-            _exact_dv(cptr, ccol, cval, rx, dvx)
-            errx = _rows_error(rcols, rvals, rnnz, q, dvx, rx, mu, nc, u) / norm
-            if errx < err:
-                r[:] = rx
-                dv[:] = dvx
-                err = errx
-        _keep_history(it, r, r1, r2)
-    _exact_dv(cptr, ccol, cval, r, dv)
-    err = _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u) / norm
-    return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
+                r[iN + 1] = nT
+                _add_columns(cp, cc, cv, iN, dN, dT, state)
+    return sweep_w
+
+
+@overload(_error)
+def _error_of(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u):
+    if _rows_form(rp):
+        return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u: _rows_error(rp, rc, rv, q, state, r, mu, nc, u)
+    return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u: _contact_errors(state, r, mu, nc)
+
+
+@overload(_exact_error)
+def _exact_error_of(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+    if _rows_form(rp):
+        def exact_rows(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+            _exact_dv(cp, cc, cv, x, state)
+            return _rows_error(rp, rc, rv, q, state, x, mu, nc, u)
+        return exact_rows
+
+    def exact_w(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+        csr_matvec_plus(rp, rc, rv, x, q, state)
+        return _contact_errors(state, x, mu, nc)
+    return exact_w

@@ -64,6 +64,12 @@ def fc2d_residual(W, q, mu, r):
         for j in range(m):
             s += W[i, j] * r[j]
         u[i] += s
+    return fc2d_largest_residual(u, r, mu, nc)
+
+
+@numba.njit(cache=True)
+def fc2d_largest_residual(u, r, mu, nc):
+    """The largest fc2d_contact_residual of the nc contacts (inf if any is not finite)."""
     res = 0.0
     for c in range(nc):
         e = fc2d_contact_residual(r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1], mu[c])
