@@ -37,7 +37,7 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
                     WL_COUNT, WL_ERR, WL_T)
-from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_csr, delassus_lu, delassus_sparse, sdot
+from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_csr, delassus_lu, delassus_sparse
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -132,6 +132,10 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlo
     scratch = np.empty(m.layout.width if cols.shape[0] > 0 else 0)  # the selected recording's full row
     stats = d.stats
     logged = 0  # rows of wlog written
+    snapshots = snap_clock[1] > 0.0  # (keep_snapshot's own test; Python sets the interval between calls)
+    # the inputs' forces: at every step when there are inputs (actuators, the mouse's pull: set between
+    # calls), else zero from the first step on
+    inputs = actuated or d.ctrl[d.ctrl.shape[0] - N_PT + PT_BODY] >= 0.0
     evaluate(m, d, not const_M)
     if const_M:
         d.M[:, :] = m.M_const
@@ -139,7 +143,9 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlo
         t = d.t[0]
         if blocks:
             apply_controllers(m, d, t)
-        if free_velocity(m, d) != OK:
+        if inputs or step == 0:
+            actuator_forces(m, d)
+        if free_velocity_of_inputs(m, d) != OK:
             return SINGULAR, step, -1
         # a blow-up of the smooth dynamics is named here, before it reaches a contact problem
         code, col = check_state(d.vfree, m.layout.v, stats)
@@ -189,7 +195,8 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlo
         if code != OK:
             return code, step, col
         stats[ST_STEPS] += 1
-        keep_snapshot(d, snaps, snap_clock, step)
+        if snapshots:
+            keep_snapshot(d, snaps, snap_clock, step)
         if logged == wlog.shape[0] and logged > 0 and step + 1 < nsteps:
             return WARNINGS_FULL, step + 1, -1
     return OK, nsteps, -1
@@ -215,8 +222,14 @@ def free_velocity(m, d):
     those of implicit controllers) and Ŵ = M - hθC - h²θ²K factored in d.What, and the free velocity
     d.vfree (the step without contacts). With constant M and forces and no implicit controller,
     d.vfree = v + M⁻¹ h (F + Qact). Returns OK or SINGULAR."""
-    h, theta = m.fs[FS_H], m.fs[FS_THETA]
     actuator_forces(m, d)
+    return free_velocity_of_inputs(m, d)
+
+
+@njit(cache=True)
+def free_velocity_of_inputs(m, d):
+    """free_velocity with the actuator forces d.Qact as they are."""
+    h, theta = m.fs[FS_H], m.fs[FS_THETA]
     implicit = m.isets[IS_IMPLICIT] != 0
     if m.isets[IS_CONST_F] != 0 and not implicit:
         vfree, v, F, Qact, ptr, col, val = d.vfree, d.v, d.F, d.Qact, m.mi_ptr, m.mi_col, m.mi_val
@@ -469,7 +482,7 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
             qd[rn + 1] = ut_free
             if cf[c, CF_ET] != 0.0 and un[c] < -m.fs[FS_IMPACT]:
                 # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
-                qd[rn + 1] += cf[c, CF_ET] * sdot(ccols[c], HT[r], nn, d.v)
+                qd[rn + 1] += cf[c, CF_ET] * _row_dot(ccols, c, HT, r, nn, d.v)
             mu[r] = cf[c, CF_MU]
             r0[rn + 1] = lamT[c]
         elif fric:  # a frictionless contact among frictional ones: an empty tangent row
@@ -478,6 +491,16 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
             mu[r] = 0.0
             r0[rn + 1] = 0.0
             active0[rn + 1] = False
+
+
+@njit(cache=True, inline="always")
+def _row_dot(ccols, c, H, r, nn, x):
+    """sdot(ccols[c], H[r], nn, x), the same sum in the same order, inlined: a call taking row views
+    costs more than a contact row's few products."""
+    acc = 0.0
+    for kk in range(nn):
+        acc += H[r, kk] * x[ccols[c, kk]]
+    return acc
 
 
 @njit(cache=True)
@@ -555,8 +578,8 @@ def book_energy(m, d, nact):
         act, lamN_new, lamT_new, HN, HT = d.act, d.lamN_new, d.lamT_new, d.HN, d.HT
         for r in range(nact):
             c = act[r]
-            energy[ACC_IMPACT] -= lamN_new[c] * sdot(ccols[c], HN[r], ccn[c], vth)
-            energy[ACC_FRICTION] -= lamT_new[c] * sdot(ccols[c], HT[r], ccn[c], vth)
+            energy[ACC_IMPACT] -= lamN_new[c] * _row_dot(ccols, c, HN, r, ccn[c], vth)
+            energy[ACC_FRICTION] -= lamT_new[c] * _row_dot(ccols, c, HT, r, ccn[c], vth)
     # terms a scene cannot have are not called (adding their zero would change nothing)
     if ai.shape[0] > 0:
         applied_inputs(m, d, m.fs[FS_THETA], h)
@@ -588,7 +611,7 @@ def classify_contacts(m, d, nact):
                 status[c] = IMPACT
                 stats[ST_IMPACTS] += 1
                 d.ctrl[na + c] += 1.0
-            elif abs(sdot(ccols[c], HT[r], ccn[c], v_new)) > stick:
+            elif abs(_row_dot(ccols, c, HT, r, ccn[c], v_new)) > stick:
                 status[c] = SLIP
             else:
                 status[c] = STICK
@@ -636,9 +659,9 @@ def record_selected(m, d, rows, extra, step, cols, ecols, parts, scratch, upot, 
     if record:
         kin = kinetic_energy(m, d, d.v) if parts & ROW_ENERGY else 0.0
         write_row_parts(m, d, scratch, kin, upot, parts)
-        col = _gather(rows[step], scratch, cols, d.stats)
+        col = _gather(rows, step, scratch, cols, d.stats)
         if col < 0 and extra.shape[0] > step:
-            col = _gather(extra[step], scratch, ecols, d.stats)
+            col = _gather(extra, step, scratch, ecols, d.stats)
         if col >= 0:
             return NOT_FINITE, col
     if not (parts & ROW_ENERGY and record) and not (np.isfinite(upot) and np.isfinite(d.energy.sum())):
@@ -670,13 +693,14 @@ def _keep_min_gap(m, d):
             stats[ST_MINGAP] = gap[c]
 
 
-@njit(cache=True)
-def _gather(out, row, cols, stats):
-    """out[i] = row[cols[i]]; returns the column of the first non-finite value (its value in stats),
-    else -1."""
+@njit(cache=True, inline="always")
+def _gather(out, k, row, cols, stats):
+    """out[k, i] = row[cols[i]]; returns the column of the first non-finite value (its value in stats),
+    else -1. (Inlined, given k rather than the row out[k]: a call with a row view costs as much as
+    copying a few columns.)"""
     for i in range(cols.shape[0]):
         x = row[cols[i]]
-        out[i] = x
+        out[k, i] = x
         if not np.isfinite(x):
             stats[ST_BADVALUE] = x
             return cols[i]
