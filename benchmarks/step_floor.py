@@ -1,6 +1,6 @@
 """How close a small scene's step gets to the per-step floor, and where the rest goes (issue 13).
 
-    .venv/bin/python benchmarks/step_floor.py [--scenes bouncing_ball,sliding_box,double_pendulum_wall]
+    .venv/bin/python benchmarks/step_floor.py [--scenes bouncing_ball,sliding_box,double_pendulum_wall,bead_column_10]
 
 Prints, per CPU second (time.process_time, best of several runs; others may share the machine):
 - the floor: the bouncing ball as one coordinate (height and vertical velocity), the same Moreau-Jean
@@ -9,7 +9,8 @@ Prints, per CPU second (time.process_time, best of several runs; others may shar
 - nsgui's Simulator.run on the scene as benchmarks/peers.py times it (two pieces, into a buffer
   allocated first) recording every signal, t and q only, and no rows;
 - each phase of stepper.run_steps called alone in a loop at the scene's state after a few steps
-  (the contact problem with every candidate active): what a step is made of.
+  (the column's: once it has landed, every bead resting; the contact problem with every candidate
+  active): what a step is made of.
 The phases' harness is compiled here without numba's cache (a cached caller keeps stale copies of
 the kernels it calls), so the first figures come after about half a minute of compiling.
 """
@@ -30,7 +31,9 @@ from nsgui.engine.projection import project_positions  # noqa: E402
 from nsgui.scene import load_scene  # noqa: E402
 
 SCENES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources", "scenes")
-STEPS = {"bouncing_ball": 2000, "sliding_box": 1500, "double_pendulum_wall": 10000}   # peers.py's runs
+STEPS = {"bouncing_ball": 2000, "sliding_box": 1500, "double_pendulum_wall": 10000,   # peers.py's runs
+         "bead_column_10": 2000}
+SETTLE = {"bead_column_10": 1500}   # steps before the phases are timed (else 3)
 
 
 @njit
@@ -123,9 +126,9 @@ def simulator_figures(model, n):
     return out
 
 
-def phase_figures(model):
+def phase_figures(model, settle):
     sim = Simulator(model)
-    sim.run(3)
+    sim.run(settle)
     m, d = sim._args
     nact, fric = st.activate_contacts(m, d)
     rows = np.empty((1, len(sim.signal_names)))
@@ -152,7 +155,7 @@ def main(argv=None):
             print(f"  floor (1 coordinate, closed-form 1x1 LCP, height recorded): {floor_figure(model, n) * 1e6:.3f}")
         for label, sec in simulator_figures(model, n).items():
             print(f"  Simulator.run, {label:13s}: {sec * 1e6:.3f}")
-        phases, nact = phase_figures(model)
+        phases, nact = phase_figures(model, SETTLE.get(name, 3))
         print(f"  phases alone ({nact} contact(s) active in the problem):")
         for label, sec in phases.items():
             print(f"    {label:22s} {sec * 1e6:.3f}")
