@@ -18,6 +18,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from .codes import LOOP_ROWS, N_ACC, N_AN, N_STATS, ST_MINGAP
+from .contact_geometry import N_EDGE
 from .signals import SignalLayout
 from .tiny_problem import TINY_ROWS
 
@@ -141,6 +142,8 @@ class Data(NamedTuple):
     pj_x: tuple              # ... and its X = M⁻¹Hᵀ by coordinate (ptr, col, val) and W in CSR, kept for the
     pj_w: tuple              # next problem with the same rows (projection._delassus_kept)
     row_n: np.ndarray        # (nq,) a generalized-force row
+    edges: np.ndarray        # (nverts, N_EDGE) the polygons' world edges of one evaluation (evaluation.py) ...
+    edge_done: np.ndarray    # ... and whether each polygon's are computed (kept here: no allocation per step)
     dudq: np.ndarray         # (na, nq) Jacobians of the inputs of implicit blocks (zero rows otherwise)
     dudv: np.ndarray
     kbuf_u: np.ndarray       # a block's outputs and Jacobians while its law runs
@@ -192,6 +195,7 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         Qact=z(n), K=z((n, n)), C=z((n, n)), What=z((n, n)), piv=z(n, np.int64), vfree=z(n), v_new=z(n),
         q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
         HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n),
+        edges=z((m.verts.shape[0], N_EDGE)), edge_done=z(m.verts.shape[0], np.bool_),
         pj_cols=z((0, width), np.int64), pj_vals=z((0, width)), pj_nnz=z(0, np.int64),
         pj_x=(z(n + 1, np.int64), z(0, np.int64), z(0)), pj_w=(z(1, np.int64), z(0, np.int64), z(0)), dudq=z((na, n)), dudv=z((na, n)),
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),

@@ -1,12 +1,11 @@
 """The model evaluated at a state (numba kernels): kinematics, M, smooth forces, contact geometry, and
 the finite-difference force Jacobians of the iteration matrix."""
 
-import numpy as np
 from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
                     CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT, POLYGON)
-from .contact_geometry import (N_EDGE, body_point, feature_geometry, limit_geometry, polygon_edges, polygon_side,
+from .contact_geometry import (body_point, feature_geometry, limit_geometry, polygon_edges, polygon_side,
                                surface_points)
 from .dynamics import body_kinematics, com_terms, element_forces
 
@@ -85,8 +84,9 @@ def _contact_geometry(m, d):
     pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
     # each polygon's world edges, computed for its first candidate point and read by the others (a box
     # against a box: 4 points share them); a polygon is verts[v0:v0 + nv] of one contact's B side
-    edges = np.empty((verts.shape[0], N_EDGE))
-    done = np.zeros(verts.shape[0], np.bool_)
+    edges, done = d.edges, d.edge_done
+    for i in range(done.shape[0]):
+        done[i] = False
     for c in range(ci.shape[0]):
         bt = ci[c, CI_BTYPE]
         if bt == LIMIT:
