@@ -123,34 +123,20 @@ def test_sliding_box_rows_give_the_general_paths_step():
     percussions satisfy Coulomb's law (sliding: |λT| = μ λN against the motion)."""
     model = compile_scene(load_scene(os.path.join(SCENES, "sliding_box.json")))
     sim = Simulator(model)
-    m, d = sim._args
-    dat, ma = sim._data, model.arrays  # Python reads the named tuples (the structs' own arrays)
+    dat = sim._data
     checked = 0
     for _ in range(60):
         sim.run(20, False)
-        st.free_velocity(m, d)
-        nact, fric = st.activate_contacts(m, d)
-        if nact == 0:
+        p = _step_problem(model, sim)
+        if p is None:
             continue
+        nact, fric, v_tiny, lamN_tiny, lamT_tiny, k, qd, mu, r0, on, X, (wptr, wcol, wval) = p
         assert fric and nact <= 2
-        dat.v_new[:] = dat.vfree  # what solve_contact_problem does before its tiny path
-        assert st._solve_tiny(m, d, nact, True)
-        v_tiny, lamN_tiny, lamT_tiny = dat.v_new.copy(), dat.lamN_new.copy(), dat.lamT_new.copy()
-        k = 2 * nact
-        width = max(ma.ccols.shape[1], 1)
-        rcols, rvals, rnnz = np.zeros((k, width), np.int64), np.zeros((k, width)), np.zeros(k, np.int64)
-        qd, mu, r0, on = np.zeros(k), np.zeros(nact), np.zeros(k), np.zeros(k, np.bool_)
-        st._problem_rows(m, d, nact, True, rcols, rvals, rnnz, qd, mu, r0, on)
-        n = dat.v.shape[0]
-        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
         tptr, tcol, tval = csr_transpose(wptr, wcol, wval, k)
         lam, status, _it, _err = nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0,
                                                model.scene.settings.tolerance, 1000)
         assert status == SOLVED
-        v_gen = dat.vfree.copy()
-        for i in range(n):
-            for t in range(xptr[i], xptr[i + 1]):
-                v_gen[i] += xval[t] * lam[xcol[t]]
+        v_gen = _general_velocity(dat, X, lam)
         act = dat.act[:nact]
         # (the same sums today: equal bit for bit; required: to the solver's tolerance)
         np.testing.assert_allclose(lamN_tiny[act], lam[0::2], rtol=0, atol=1e-9)
@@ -301,27 +287,45 @@ def _assert_complementary(rcols, rvals, rnnz, k, n, Minv, q, z):
     assert (z >= 0).all() and (w >= -tol).all() and (np.abs(z * w) <= tol * max(1.0, np.abs(z).max())).all()
 
 
+def _step_problem(model, sim):
+    """The next step problem of a run, solved by the tiny path (its v and percussions), and the general
+    path's inputs: the sparse rows' q, mu, r0, first active set, X = M⁻¹Hᵀ and W in CSR. None when no
+    contact is active."""
+    m, d = sim._args
+    dat, ma = sim._data, model.arrays  # Python reads the named tuples (the structs' own arrays)
+    st.free_velocity(m, d)
+    nact, fric = st.activate_contacts(m, d)
+    if nact == 0:
+        return None
+    dat.v_new[:] = dat.vfree  # what solve_contact_problem does before its tiny path
+    assert st._solve_tiny(m, d, nact, fric)
+    v_tiny, lamN_tiny, lamT_tiny = dat.v_new.copy(), dat.lamN_new.copy(), dat.lamT_new.copy()
+    k = 2 * nact if fric else nact
+    width = max(ma.ccols.shape[1], 1)
+    rcols, rvals, rnnz = np.zeros((k, width), np.int64), np.zeros((k, width)), np.zeros(k, np.int64)
+    qd, mu, r0, on = np.zeros(k), np.zeros(nact), np.zeros(k), np.zeros(k, np.bool_)
+    st._problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, on)
+    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val,
+                                                      dat.v.shape[0])
+    return nact, fric, v_tiny, lamN_tiny, lamT_tiny, k, qd, mu, r0, on, (xptr, xcol, xval), (wptr, wcol, wval)
+
+
+def _general_velocity(dat, X, lam):
+    """v = vfree + X λ, X = M⁻¹Hᵀ by coordinate (ptr, col, val)."""
+    xptr, xcol, xval = X
+    v = dat.vfree.copy()
+    for i in range(v.shape[0]):
+        for t in range(xptr[i], xptr[i + 1]):
+            v[i] += xval[t] * lam[xcol[t]]
+    return v
+
+
 def _tiny_and_general_step(model, sim, nact_expected):
     """A resting scene's next frictionless step problem solved by the tiny path (its v and
     percussions) and by the general path (bpp_lcp_csr on the sparse W, v = vfree + X z)."""
-    m, d = sim._args
-    dat, ma = sim._data, model.arrays
-    st.free_velocity(m, d)
-    nact, fric = st.activate_contacts(m, d)
+    nact, fric, v_tiny, lamN_tiny, _lamT, k, qd, _mu, _r0, on, X, (wptr, wcol, wval) = _step_problem(model, sim)
     assert nact == nact_expected and not fric
-    dat.v_new[:] = dat.vfree
-    assert st._solve_tiny(m, d, nact, False)
-    v_tiny, lamN_tiny = dat.v_new.copy(), dat.lamN_new.copy()
-    width = max(ma.ccols.shape[1], 1)
-    rcols, rvals, rnnz = np.zeros((nact, width), np.int64), np.zeros((nact, width)), np.zeros(nact, np.int64)
-    qd, mu, r0, on = np.zeros(nact), np.zeros(nact), np.zeros(nact), np.zeros(nact, np.bool_)
-    st._problem_rows(m, d, nact, False, rcols, rvals, rnnz, qd, mu, r0, on)
-    n = dat.v.shape[0]
-    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val, n)
     z, status, _it = bpp_lcp_csr(wptr, wcol, wval, qd, on, 3 * nact + 10, csr_symmetric(wptr, wcol, wval),
                                  np.zeros(0, np.bool_))
-    v_gen = dat.vfree.copy()
-    for i in range(n):
-        for t in range(xptr[i], xptr[i + 1]):
-            v_gen[i] += xval[t] * z[xcol[t]]
+    v_gen = _general_velocity(sim._data, X, z)
     return v_tiny, lamN_tiny, z, status, v_gen
