@@ -19,6 +19,7 @@ from numba.experimental import structref
 
 from .codes import LOOP_ROWS, N_ACC, N_AN, N_STATS, ST_MINGAP
 from .contact_geometry import N_EDGE
+from .kept_delassus import nothing_kept
 from .signals import SignalLayout
 from .tiny_problem import TINY_ROWS
 
@@ -136,11 +137,8 @@ class Data(NamedTuple):
     HN: np.ndarray           # (nc, width of ccols): sparse normal rows of the active candidates
     HT: np.ndarray           # ... tangent rows
     anchor: np.ndarray       # (nc, N_AN) material contact points at the start of the step (projection.py)
-    pj_cols: np.ndarray      # the rows of the projection's last linear problem (columns, values, counts) ...
-    pj_vals: np.ndarray
-    pj_nnz: np.ndarray
-    pj_x: tuple              # ... and its X = M⁻¹Hᵀ by coordinate (ptr, col, val) and W in CSR, kept for the
-    pj_w: tuple              # next problem with the same rows (projection._delassus_kept)
+    sp_kept: tuple           # the rows, X = M⁻¹Hᵀ and W of the last step problem (constant M⁻¹) and of the
+    pj_kept: tuple           # projection's last linear problem, kept for the next with the same rows (kept_delassus.py)
     row_n: np.ndarray        # (nq,) a generalized-force row
     edges: np.ndarray        # (nverts, N_EDGE) the polygons' world edges of one evaluation (evaluation.py) ...
     edge_done: np.ndarray    # ... and whether each polygon's are computed (kept here: no allocation per step)
@@ -196,8 +194,7 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         q_new=z(n), vth=z(n), lamN_new=z(nc), lamT_new=z(nc), act=z(nc, np.int64), fric=z(nc, np.bool_),
         HN=z((nc, width)), HT=z((nc, width)), anchor=z((nc, N_AN)), row_n=z(n),
         edges=z((m.verts.shape[0], N_EDGE)), edge_done=z(m.verts.shape[0], np.bool_),
-        pj_cols=z((0, width), np.int64), pj_vals=z((0, width)), pj_nnz=z(0, np.int64),
-        pj_x=(z(n + 1, np.int64), z(0, np.int64), z(0)), pj_w=(z(1, np.int64), z(0, np.int64), z(0)), dudq=z((na, n)), dudv=z((na, n)),
+        sp_kept=nothing_kept(n, width), pj_kept=nothing_kept(n, width), dudq=z((na, n)), dudv=z((na, n)),
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
         lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
         tp_cols=z((TINY_ROWS, width), np.int64), tp_vals=z((TINY_ROWS, width)), tp_nnz=z(TINY_ROWS, np.int64),

@@ -19,9 +19,10 @@ from numba import njit
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, LIMIT, SOLVED, STICK)
 from .contact_geometry import cos_sin
-from .contact_rows import active_contact_rows, delassus_csr, densify
+from .contact_rows import active_contact_rows, densify
 from .dynamics import point_world
 from .evaluation import evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, mass_times, refresh_velocities
+from .kept_delassus import delassus_kept
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
 from .solvers.bpp import bpp_lcp_csr
@@ -82,35 +83,6 @@ def _penetrating(kind, deep, enabled, gap, gmin):
     """1 if a candidate that is not persistent enters the projection as a penetration (the deepest
     ones, when any is deeper than the tolerance), else 0."""
     return 1 if kind == 0 and deep and enabled != 0.0 and gap < -gmin + 1e-12 else 0
-
-
-@njit(cache=True)
-def _delassus_kept(m, d, pcols, pvals, pnnz, n):
-    """delassus_csr of the rows (M⁻¹ constant), or the X and W the last call built if its rows were these
-    bit for bit (W and X depend on the rows and M⁻¹ alone): after a column's landing the projection puts
-    the drift of the same 1000 rows back step after step, and W cost more than its solve."""
-    if _same_rows(d.pj_cols, d.pj_vals, d.pj_nnz, pcols, pvals, pnnz):
-        return d.pj_x[0], d.pj_x[1], d.pj_x[2], d.pj_w[0], d.pj_w[1], d.pj_w[2]
-    xptr, xcol, xval, wptr, wcol, wval = delassus_csr(pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
-    d.pj_cols, d.pj_vals, d.pj_nnz = pcols, pvals, pnnz
-    d.pj_x, d.pj_w = (xptr, xcol, xval), (wptr, wcol, wval)
-    return xptr, xcol, xval, wptr, wcol, wval
-
-
-@njit(cache=True)
-def _same_rows(cols0, vals0, nnz0, cols, vals, nnz):
-    """Whether two sets of sparse rows are the same, bit for bit (a zero's sign too); never for none."""
-    k = nnz.shape[0]
-    if k == 0 or nnz0.shape[0] != k:
-        return False
-    for r in range(k):
-        if nnz0[r] != nnz[r]:
-            return False
-        for kk in range(nnz[r]):
-            a, b = vals0[r, kk], vals[r, kk]
-            if cols0[r, kk] != cols[r, kk] or a != b or (a == 0.0 and np.signbit(a) != np.signbit(b)):
-                return False
-    return True
 
 
 @njit(cache=True)
@@ -256,7 +228,11 @@ def project_positions(m, d, upot):
                 eq[r] = kind[c] > 0
                 r += 1
         if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
-            xptr, xcol, xval, wptr, wcol, wval = _delassus_kept(m, d, pcols, pvals, pnnz, n)
+            # (after a column's landing it puts the drift of the same 1000 rows back step after step)
+            kept, reused = delassus_kept(d.pj_kept, pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n, False)
+            if not reused:
+                d.pj_kept = kept
+            (xptr, xcol, xval), (wptr, wcol, wval) = kept[3], kept[4]
         else:
             Hp = densify(pcols, pvals, pnnz, n)
             Xp = np.linalg.solve(d.M, Hp.T)

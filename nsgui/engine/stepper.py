@@ -37,13 +37,14 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
                     WL_COUNT, WL_ERR, WL_T)
-from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_csr, delassus_lu, delassus_sparse
+from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_lu, delassus_sparse
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
 from .evaluation import evaluate, force_jacobians, kinetic_energy
+from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions
@@ -367,8 +368,12 @@ def solve_contact_problem(m, d, nact, fric):
         maxit = 0  # NSGS stalled: the general path takes its answer, falls back (auto) or reports it
     G = np.zeros((0, 0))
     if const_minv:
-        # constant M⁻¹, block-diagonal by tree: X and W sparse, O(entries) (chains, columns, piles)
-        xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
+        # constant M⁻¹, block-diagonal by tree: X and W sparse, O(entries) (chains, columns, piles), kept
+        # while the rows repeat bit for bit (a resting column's)
+        kept, reused = delassus_kept(d.sp_kept, rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n, True)
+        if not reused:
+            d.sp_kept = kept
+        (xptr, xcol, xval), (wptr, wcol, wval), sym = kept[3], kept[4], kept[5]
     else:
         if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:
             X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
@@ -379,7 +384,8 @@ def solve_contact_problem(m, d, nact, fric):
             Wd = sparse_rows_times(rcols, rvals, rnnz, X)
         xptr, xcol, xval = csr_from_dense(X)
         wptr, wcol, wval = csr_from_dense(Wd)
-    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, m.fs[FS_TOL], maxit)
+        sym = csr_symmetric(wptr, wcol, wval)
+    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, sym, qd, mu, r0, active0, solver, m.fs[FS_TOL], maxit)
     it += sweeps
     stats = d.stats
     if it > stats[ST_MAXITER]:
@@ -841,10 +847,11 @@ def _restitution(e, u, projection, rest_v):
 
 
 @njit(cache=True)
-def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
-    """Solves the step problem of m contacts, W in compressed sparse rows; returns (r, status,
-    iterations, error). Block pivoting, PGS and NSGS work on the sparse W (O(entries) per sweep, banded
-    Cholesky for chains); Lemke's tableau is dense (the `lemke` solver and the LCP's fallback).
+def _solve(m, fric, wptr, wcol, wval, sym, qd, mu, r0, active0, solver, tol, maxit):
+    """Solves the step problem of m contacts, W in compressed sparse rows (sym: csr_symmetric of it);
+    returns (r, status, iterations, error). Block pivoting, PGS and NSGS work on the sparse W
+    (O(entries) per sweep, banded Cholesky for chains); Lemke's tableau is dense (the `lemke` solver
+    and the LCP's fallback).
 
     fric: interleaved 2-D friction-contact problem of size 2m, else LCP of size m.
     """
@@ -874,8 +881,7 @@ def _solve(m, fric, wptr, wcol, wval, qd, mu, r0, active0, solver, tol, maxit):
         if fric:
             return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
         return pgs_lcp_csr(wptr, wcol, wval, tptr, tcol, tval, qd, r0, tol, maxit)
-    z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, csr_symmetric(wptr, wcol, wval),
-                            np.zeros(0, np.bool_))
+    z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, sym, np.zeros(0, np.bool_))
     if st != SOLVED:
         z, st, it = lemke(csr_to_dense(wptr, wcol, wval, k), qd, 50 * m + 100)
     return z, st, it, 0.0

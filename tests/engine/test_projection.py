@@ -128,39 +128,3 @@ def test_rimless_wheel_rolls_at_its_closed_form_speed(h, tol):
     feet = [s for s in scene.bodies[0].shapes if s.type == "point"]
     period = 2 * math.hypot(*feet[0].offset) * math.sin(math.pi / len(feet)) / exact
     assert strikes <= (run.t[-1] - 1.0) / period + 2   # one impact per strike, none while pivoting
-
-
-# ------------------------------------------------------------------ the projection's kept W
-def test_the_projection_keeps_w_for_the_same_rows_bit_for_bit_only():
-    """_delassus_kept hands back the last X and W when the rows are the same bit for bit (a zero's sign
-    too), else builds them as delassus_csr does."""
-    from nsgui.engine import Simulator
-    from nsgui.engine.contact_rows import delassus_csr
-    from nsgui.engine.projection import _delassus_kept
-    model = compile_scene(example("bead_column_10"))
-    sim = Simulator(model)
-    m, d = sim._args
-    a = model.arrays
-    k, n = a.ccn.shape[0], model.nq
-    rng = np.random.default_rng(1)
-    cols, nnz = a.ccols.copy(), a.ccn.copy()
-    vals = rng.normal(size=cols.shape)
-    vals[3, 0] = 0.0
-
-    def assert_same(got, want):  # X and W, their entries in use (the arrays may be longer)
-        for ptr in (0, 3):
-            np.testing.assert_array_equal(got[ptr], want[ptr])
-            for i in (ptr + 1, ptr + 2):
-                np.testing.assert_array_equal(got[i][:got[ptr][-1]], want[i][:want[ptr][-1]])
-
-    first = _delassus_kept(m, d, cols, vals, nnz, n)
-    assert_same(first, delassus_csr(cols, vals, nnz, a.mi_ptr, a.mi_col, a.mi_val, n))
-    again = _delassus_kept(m, d, cols.copy(), vals.copy(), nnz.copy(), n)
-    assert all(x is y or np.shares_memory(x, y) for x, y in zip(again, first))  # kept, not rebuilt
-    other = vals.copy()
-    other[3, 0] = -0.0  # the same value, another bit pattern: rebuilt
-    rebuilt = _delassus_kept(m, d, cols, other, nnz, n)
-    assert not np.shares_memory(rebuilt[-1], first[-1])
-    assert_same(rebuilt, delassus_csr(cols, other, nnz, a.mi_ptr, a.mi_col, a.mi_val, n))
-    fewer = _delassus_kept(m, d, cols[:k - 1], vals[:k - 1], nnz[:k - 1], n)
-    assert_same(fewer, delassus_csr(cols[:k - 1], vals[:k - 1], nnz[:k - 1], a.mi_ptr, a.mi_col, a.mi_val, n))
