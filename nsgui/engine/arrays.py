@@ -34,11 +34,13 @@ class Kinematics(NamedTuple):
     Jp: np.ndarray    # (nb, 2, nq) origin Jacobian (only the columns on the body's path are written)
     Ja: np.ndarray    # (nb, nq) angular Jacobian
     cs: np.ndarray    # (nb, 2) cos and sin of ang (each computed once per evaluation)
+    jconst: np.ndarray  # (1,) 1 once the constant Jacobians (bodies on a free or prismatic joint to the
+                        # world) are written: body_kinematics writes them once
 
     @classmethod
     def zeros(cls, nb, n):
         return cls(np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)),
-                   np.zeros((nb, 2, n)), np.zeros((nb, n)), np.zeros((nb, 2)))
+                   np.zeros((nb, 2, n)), np.zeros((nb, n)), np.zeros((nb, 2)), np.zeros(1))
 
 
 class ModelArrays(NamedTuple):

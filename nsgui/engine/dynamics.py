@@ -23,9 +23,11 @@ from .codes import (BF_ACX, BF_ACY, BF_ANGLE, BF_APX, BF_APY, BF_AXX, BF_AXY, BF
 def body_kinematics(m, q, v, kin, jacobians=True):
     """Frame poses, velocities, bias accelerations and Jacobians of every body at (q, v), into kin;
     jacobians=False leaves the Jacobians as they are (a new v at the same q: their dense rows are most of
-    the cost on a long column, one cache line per body)."""
+    the cost on a long column, one cache line per body). The Jacobians of a body on a free or prismatic
+    joint to the world do not depend on q: written at the first pass only (kin.jconst)."""
     bi, bf, order, path, plen = m.bi, m.bf, m.order, m.path, m.plen
     pos, ang, vel, omg, acc, Jp, Ja, cs = kin.pos, kin.ang, kin.vel, kin.omg, kin.acc, kin.Jp, kin.Ja, kin.cs
+    written = kin.jconst[0] != 0.0
     for k in range(order.shape[0]):
         b = order[k]
         par = bi[b, BI_PARENT]
@@ -80,7 +82,7 @@ def body_kinematics(m, q, v, kin, jacobians=True):
         vel[b, 0], vel[b, 1] = wvx + w * acy, wvy - w * acx
         omg[b] = w
         acc[b, 0], acc[b, 1] = wax + w * w * acx, way + w * w * acy
-        if not jacobians:
+        if not jacobians or (written and par < 0 and (jt == FREE or jt == PRISMATIC)):
             continue
         for kk in range(plen[b]):
             j = path[b, kk]
@@ -107,6 +109,8 @@ def body_kinematics(m, q, v, kin, jacobians=True):
             Jp[b, 0, j] = jx + acy * ja
             Jp[b, 1, j] = jy - acx * ja
             Ja[b, j] = ja
+    if jacobians:
+        kin.jconst[0] = 1.0
 
 
 @njit(cache=True)

@@ -4,8 +4,9 @@ With a constant M⁻¹, X and W depend on the rows alone: a resting column's ste
 projection of its landing's drift have the same 1000 rows step after step, and building W
 (contact_rows.delassus_csr) cost more than solving with it. A kept entry is the tuple
 (cols, vals, nnz, (xptr, xcol, xval), (wptr, wcol, wval), sym) of the last problem of one slot
-(Data.sp_kept: the step problem; Data.pj_kept: the projection); sym: whether W is symmetric
-(csr_symmetric, when asked for; else True).
+(Data.sp_kept: the step problem; Data.pj_kept: the projection), sym: whether W is symmetric
+(csr_symmetric, when asked for; else True), fac: block pivoting's kept factor of W (solvers/bpp.py,
+new_factor).
 """
 
 import numpy as np
@@ -13,13 +14,15 @@ from numba import njit
 
 from .contact_rows import delassus_csr
 from .solvers._linalg import csr_symmetric
+from .solvers.bpp import new_factor
 
 
 def nothing_kept(n, width):
     """The kept entry of a slot before its first problem (no rows: never the same as a problem's)."""
     z = np.zeros
     return (z((0, width), np.int64), z((0, width)), z(0, np.int64), (z(n + 1, np.int64), z(0, np.int64), z(0)),
-            (z(1, np.int64), z(0, np.int64), z(0)), True)
+            (z(1, np.int64), z(0, np.int64), z(0)), True,
+            (z(0), z(0, np.int64), z(0, np.bool_), z((0, 2)), z(0, np.bool_), z(1, np.int64)))  # (new_factor(0))
 
 
 @njit(cache=True)
@@ -31,7 +34,7 @@ def delassus_kept(kept, cols, vals, nnz, mptr, mcol, mval, n, want_sym):
         return kept, True
     xptr, xcol, xval, wptr, wcol, wval = delassus_csr(cols, vals, nnz, mptr, mcol, mval, n)
     sym = csr_symmetric(wptr, wcol, wval) if want_sym else True
-    return (cols, vals, nnz, (xptr, xcol, xval), (wptr, wcol, wval), sym), False
+    return (cols, vals, nnz, (xptr, xcol, xval), (wptr, wcol, wval), sym, new_factor(nnz.shape[0])), False
 
 
 @njit(cache=True)

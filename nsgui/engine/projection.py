@@ -25,7 +25,7 @@ from .evaluation import evaluate, evaluate_forces, evaluate_geometry, kinetic_en
 from .kept_delassus import delassus_kept
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
-from .solvers.bpp import bpp_lcp_csr
+from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 
 DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
 ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
@@ -86,11 +86,11 @@ def _penetrating(kind, deep, enabled, gap, gmin):
 
 
 @njit(cache=True)
-def _solve_mixed(wptr, wcol, wval, qv, eq):
+def _solve_mixed(wptr, wcol, wval, qv, eq, fac):
     """τ with W τ + qv = 0 on the rows eq (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W in
     compressed sparse rows: block pivoting with the equalities always in the active set (banded
-    Cholesky: a column's projection costs O(k)); if that fails, the dense Schur complement of the
-    equality block and Lemke. Returns (τ, ok)."""
+    Cholesky: a column's projection costs O(k); fac: its kept factor of the shifted W, bpp_lcp_csr_kept);
+    if that fails, the dense Schur complement of the equality block and Lemke. Returns (τ, ok)."""
     k = qv.shape[0]
     found = 0
     for r in range(k):
@@ -102,7 +102,7 @@ def _solve_mixed(wptr, wcol, wval, qv, eq):
         guess = np.zeros(k, np.bool_)
         for r in range(k):
             guess[r] = qv[r] < 0.0
-        tau, st, _ = bpp_lcp_csr(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq)
+        tau, st, _ = bpp_lcp_csr_kept(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq, fac)
         if st == SOLVED:
             return tau, True
     # the dense fallback takes the equalities first
@@ -232,13 +232,14 @@ def project_positions(m, d, upot):
             kept, reused = delassus_kept(d.pj_kept, pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n, False)
             if not reused:
                 d.pj_kept = kept
-            (xptr, xcol, xval), (wptr, wcol, wval) = kept[3], kept[4]
+            (xptr, xcol, xval), (wptr, wcol, wval), fac = kept[3], kept[4], kept[6]
         else:
             Hp = densify(pcols, pvals, pnnz, n)
             Xp = np.linalg.solve(d.M, Hp.T)
             xptr, xcol, xval = csr_from_dense(Xp)
             wptr, wcol, wval = csr_from_dense(Hp @ Xp)
-        tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq)  # (it shifts W's diagonal: W may be kept)
+            fac = new_factor(0)
+        tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq, fac)  # (it shifts W's diagonal: W may be kept)
         if not ok:
             break
         step = np.zeros(n)

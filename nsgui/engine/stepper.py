@@ -49,7 +49,7 @@ from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions
 from .solvers import lemke, lemke_fc2d
-from .solvers.bpp import bpp_lcp_csr
+from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows
 from .solvers.pgs import pgs_lcp_csr
@@ -373,7 +373,7 @@ def solve_contact_problem(m, d, nact, fric):
         kept, reused = delassus_kept(d.sp_kept, rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n, True)
         if not reused:
             d.sp_kept = kept
-        (xptr, xcol, xval), (wptr, wcol, wval), sym = kept[3], kept[4], kept[5]
+        (xptr, xcol, xval), (wptr, wcol, wval), sym, fac = kept[3], kept[4], kept[5], kept[6]
     else:
         if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:
             X, Wd = delassus_sparse(rcols, rvals, rnnz, m.Minv_const)
@@ -384,8 +384,9 @@ def solve_contact_problem(m, d, nact, fric):
             Wd = sparse_rows_times(rcols, rvals, rnnz, X)
         xptr, xcol, xval = csr_from_dense(X)
         wptr, wcol, wval = csr_from_dense(Wd)
-        sym = csr_symmetric(wptr, wcol, wval)
-    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, sym, qd, mu, r0, active0, solver, m.fs[FS_TOL], maxit)
+        sym, fac = csr_symmetric(wptr, wcol, wval), new_factor(0)
+    lam, st, it, err = _solve(nact, fric, wptr, wcol, wval, sym, fac, qd, mu, r0, active0, solver, m.fs[FS_TOL],
+                              maxit)
     it += sweeps
     stats = d.stats
     if it > stats[ST_MAXITER]:
@@ -847,8 +848,9 @@ def _restitution(e, u, projection, rest_v):
 
 
 @njit(cache=True)
-def _solve(m, fric, wptr, wcol, wval, sym, qd, mu, r0, active0, solver, tol, maxit):
-    """Solves the step problem of m contacts, W in compressed sparse rows (sym: csr_symmetric of it);
+def _solve(m, fric, wptr, wcol, wval, sym, fac, qd, mu, r0, active0, solver, tol, maxit):
+    """Solves the step problem of m contacts, W in compressed sparse rows (sym: csr_symmetric of it;
+    fac: block pivoting's kept factor of it, bpp_lcp_csr_kept);
     returns (r, status, iterations, error). Block pivoting, PGS and NSGS work on the sparse W
     (O(entries) per sweep, banded Cholesky for chains); Lemke's tableau is dense (the `lemke` solver
     and the LCP's fallback).
@@ -881,7 +883,7 @@ def _solve(m, fric, wptr, wcol, wval, sym, qd, mu, r0, active0, solver, tol, max
         if fric:
             return nsgs_fc2d_csr(wptr, wcol, wval, tptr, tcol, tval, qd, mu, r0, tol, maxit)
         return pgs_lcp_csr(wptr, wcol, wval, tptr, tcol, tval, qd, r0, tol, maxit)
-    z, st, it = bpp_lcp_csr(wptr, wcol, wval, qd, active0, 3 * m + 10, sym, np.zeros(0, np.bool_))
+    z, st, it = bpp_lcp_csr_kept(wptr, wcol, wval, qd, active0, 3 * m + 10, sym, np.zeros(0, np.bool_), fac)
     if st != SOLVED:
         z, st, it = lemke(csr_to_dense(wptr, wcol, wval, k), qd, 50 * m + 100)
     return z, st, it, 0.0

@@ -203,3 +203,23 @@ def test_body_kinematics_without_jacobians_keeps_them_and_computes_the_same_fram
             np.testing.assert_array_equal(getattr(part, field), getattr(full, field), err_msg=field)
         assert (part.Jp == 7.0).all() and (part.Ja == 7.0).all()
         assert np.abs(full.Jp).max() > 0  # (the full pass did write them)
+
+
+@pytest.mark.parametrize("name", ["bead_column_10", "disk_pile", "biped", "rocking_block", "double_pendulum_wall"])
+def test_constant_jacobians_written_once_stay_those_of_a_full_pass(name):
+    """body_kinematics writes the Jacobians of bodies on free or prismatic joints to the world at its
+    first pass only (they do not depend on q): after passes at other states (with and without the
+    Jacobians), every Jacobian is bit for bit that of a first pass at the last state."""
+    from nsgui.engine.arrays import Kinematics, to_struct
+    from nsgui.engine.dynamics import body_kinematics
+    model = compile_scene(example(name))
+    m = model.struct
+    kept = Kinematics.zeros(model.nbodies, model.nq)
+    for k, (q, v) in enumerate(random_states(model, 4)):
+        body_kinematics(m, q, v, to_struct(kept), k != 2)
+    assert kept.jconst[0] == 1.0
+    fresh = Kinematics.zeros(model.nbodies, model.nq)
+    body_kinematics(m, q, v, to_struct(fresh))
+    body_kinematics(m, q, v, to_struct(kept))
+    np.testing.assert_array_equal(kept.Jp, fresh.Jp)
+    np.testing.assert_array_equal(kept.Ja, fresh.Ja)

@@ -285,6 +285,60 @@ def test_tridiagonal_ldl_drops_a_redundant_row_as_band_cholesky_does():
     assert not tridiagonal_ldl_solve_inplace(_tridiagonal_band(indefinite), np.ones(2), np.zeros(2, dtype=bool))
 
 
+
+def test_tridiagonal_ldl_resolve_repeats_the_solve_bit_for_bit():
+    """A kept factor (what tridiagonal_ldl_solve_inplace leaves in L and dropped) solves another
+    right-hand side with the numbers a new factoring gives, a dropped row included."""
+    from nsgui.engine.solvers._linalg import tridiagonal_ldl_resolve_inplace
+    n = 300
+    S = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    S[0, 0] = 1.0
+    S[40, 41] = S[41, 40] = 0.0  # a second chain from 41 on ...
+    S[41, 41] = 1.0
+    S[42, 42] = 1.0  # ... whose row 42 depends on row 41 (D = 0: dropped)
+    rng = np.random.default_rng(3)
+    L, dropped = _tridiagonal_band(S), np.zeros(n, dtype=bool)
+    assert tridiagonal_ldl_solve_inplace(L, rng.standard_normal(n), dropped)
+    assert dropped.tolist() == [i == 42 for i in range(n)]
+    for _ in range(3):
+        rhs = rng.standard_normal(n)
+        fresh, kept = rhs.copy(), rhs.copy()
+        assert tridiagonal_ldl_solve_inplace(_tridiagonal_band(S), fresh, np.zeros(n, dtype=bool))
+        tridiagonal_ldl_resolve_inplace(L, kept, dropped)
+        np.testing.assert_array_equal(kept, fresh)
+
+
+def test_block_pivoting_with_a_kept_factor_gives_the_same_numbers():
+    """bpp_lcp_csr_kept on a 1000-bead column's W, one kept factor across problems with other
+    right-hand sides and active sets (the first guess right, or swaps needed, equality rows too):
+    z, status and solves bit for bit bpp_lcp_csr's; the factor is kept for the last active set only
+    (a problem with another set factors again)."""
+    from nsgui.engine.solvers._linalg import csr_from_dense
+    from nsgui.engine.solvers.bpp import bpp_lcp_csr, bpp_lcp_csr_kept, new_factor
+    n = 1000
+    S = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    S[0, 0] = 1.0
+    ptr, col, val = csr_from_dense(S)
+    fac = new_factor(n)
+    rng = np.random.default_rng(5)
+    none = np.zeros(0, np.bool_)
+    eq = np.zeros(n, np.bool_)
+    eq[::3] = True
+    down = -np.ones(n)  # every contact pushed: the whole column in the active set
+    cases = [(down, down < 0, none), (down * 2, down < 0, none), (rng.standard_normal(n), down < 0, none),
+             (down * 3, down < 0, none), (rng.standard_normal(n), down > 0, eq), (down, down < 0, none)]
+    states = []
+    for q, guess, rows in cases:
+        want = bpp_lcp_csr(ptr, col, val, q, guess, 3 * n + 10, True, rows)
+        got = bpp_lcp_csr_kept(ptr, col, val, q, guess, 3 * n + 10, True, rows, fac)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1:] == want[1:]
+        states.append(fac[5][0])
+        assert want[1] == SOLVED
+    assert states == [2] * len(cases)
+    assert fac[2].all()  # the last problem's active set: the whole column
+
+
 # ---------------------------------------------------------------- FC2D
 
 
@@ -468,6 +522,7 @@ def test_bpp_mixed_lcp_with_equalities_among_the_rows():
     in candidate order (issue 13: ordering them first widened the band to the whole problem). The
     answer satisfies both laws and equals the dense Schur-complement solution."""
     from nsgui.engine.projection import _solve_mixed
+    from nsgui.engine.solvers.bpp import new_factor
     from nsgui.engine.solvers._linalg import csr_from_dense
     from nsgui.engine.solvers.bpp import bpp_lcp_csr
     rng = np.random.default_rng(7)
@@ -491,7 +546,7 @@ def test_bpp_mixed_lcp_with_equalities_among_the_rows():
     assert ok
     np.testing.assert_allclose(zd, z[order], rtol=1e-9, atol=1e-12)
     # and the projection's entry (its diagonal shift of 1e-12 aside)
-    tau, ok = _solve_mixed(*csr_from_dense(M), q.copy(), eq)
+    tau, ok = _solve_mixed(*csr_from_dense(M), q.copy(), eq, new_factor(0))
     assert ok
     np.testing.assert_allclose(tau, z, rtol=1e-9, atol=1e-9)
 
@@ -505,6 +560,7 @@ def test_bpp_stops_at_a_cycle_on_a_singular_mixed_problem():
     from itertools import combinations
 
     from nsgui.engine.projection import _solve_mixed
+    from nsgui.engine.solvers.bpp import new_factor
     from nsgui.engine.solvers._linalg import csr_from_dense
     from nsgui.engine.solvers.bpp import bpp_lcp_csr
     H = np.array([[1.0, 1.0, -1.0], [1.0, -1.0, 0.0], [0.0, -1.0, 1.0], [-1.0, 0.0, -1.0]])
@@ -515,7 +571,7 @@ def test_bpp_stops_at_a_cycle_on_a_singular_mixed_problem():
     Ws = W + np.diag(1e-12 * (1.0 + np.diag(W)))
     z, status, it = bpp_lcp_csr(*csr_from_dense(Ws), q, q < 0.0, 3 * k + 10, True, eq)
     assert status == ITERATION_CAP and it < 3 * k + 10   # (it was 22: the whole cap)
-    tau, ok = _solve_mixed(*csr_from_dense(W), q.copy(), eq)
+    tau, ok = _solve_mixed(*csr_from_dense(W), q.copy(), eq, new_factor(0))
     assert ok
     dq = H.T @ tau
     gap = H @ dq + q

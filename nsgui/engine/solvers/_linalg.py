@@ -158,9 +158,35 @@ def tridiagonal_ldl_solve_inplace(L, b, dropped):
             else:
                 y = b[i]
             b[i] = y * L[i, 1]
-    for i in range(n - 2, -1, -1):  # Lᵀ x = D⁻¹ y (L[i + 1, 0] = 0 after a dropped row i)
-        b[i] -= L[i + 1, 0] * b[i + 1]
+    _tridiagonal_back(L, b)
     return True
+
+
+@numba.njit(cache=True)
+def tridiagonal_ldl_resolve_inplace(L, b, dropped):
+    """S x = b with the factor tridiagonal_ldl_solve_inplace left in L and dropped (a kept factor):
+    its forward pass and back substitution without the factoring, the same operations on the same
+    numbers."""
+    n = b.shape[0]
+    y = 0.0
+    for i in range(n):
+        if dropped[i]:
+            y = 0.0
+            b[i] = 0.0
+        else:
+            if i > 0:
+                y = b[i] - L[i, 0] * y
+            else:
+                y = b[i]
+            b[i] = y * L[i, 1]
+    _tridiagonal_back(L, b)
+
+
+@numba.njit(cache=True, inline="always")
+def _tridiagonal_back(L, b):
+    """Lᵀ x = D⁻¹ y, in place (L[i + 1, 0] = 0 after a dropped row i)."""
+    for i in range(b.shape[0] - 2, -1, -1):
+        b[i] -= L[i + 1, 0] * b[i + 1]
 
 
 @numba.njit(cache=True)

@@ -17,6 +17,11 @@ factored as L D Lᵀ without square roots). A bead column (tridiagonal Delassus,
 all contacts active, previous active set as guess) is solved in one iteration with O(m) work.
 Non-symmetric M uses dense LU with partial pivoting.
 
+A caller that solves problems with the same M again and again (a resting column's step problem, the
+projection of its landing's drift) hands a kept factor (new_factor, bpp_lcp_csr_kept): M's diagonal
+and leftmost columns, and the last L D Lᵀ factor with its active set, taken again for the same set
+(the solve then costs two passes, not the factoring's chain of divisions).
+
 Status: 0 solved (natural-map residual verified), 2 iteration cap, 3 the principal subproblem
 was singular/indefinite or the result failed verification (PSD M with an unlucky active set):
 the caller should fall back to Lemke. 4 bad input (shapes, non-finite q).
@@ -25,7 +30,8 @@ import numpy as np
 import numba
 
 from ._linalg import (bad_input, band_cholesky_solve_inplace, csr_bad_input, csr_from_dense,
-                      csr_matvec_plus, csr_symmetric, lu_solve_inplace, tridiagonal_ldl_solve_inplace)
+                      csr_matvec_plus, csr_symmetric, lu_solve_inplace, tridiagonal_ldl_resolve_inplace,
+                      tridiagonal_ldl_solve_inplace)
 from ..codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 
 _BACKUP = 3
@@ -52,10 +58,32 @@ def _diagonal_leftmost(ptr, col, val):
 
 
 @numba.njit(cache=True)
-def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped):
+def new_factor(m):
+    """A kept factor for an M of m rows, empty (m = 0: none kept): (diag, leftmost, the active set of
+    the factor, its L D Lᵀ in band storage, its dropped rows, state: 0 nothing, 1 diag and leftmost,
+    2 and the factor)."""
+    return (np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.bool_), np.zeros((m, 2)), np.zeros(m, np.bool_),
+            np.zeros(1, np.int64))
+
+
+@numba.njit(cache=True)
+def _kept_set(fac, F):
+    """Whether fac holds the factor of the active set F."""
+    if fac[5][0] != 2:
+        return False
+    kept = fac[2]
+    for i in range(F.shape[0]):
+        if kept[i] != F[i]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped, fac):
     """z_F = -M_FF^-1 q_F, z = 0 elsewhere. Returns False if the subproblem is unusable.
 
-    pos (m + 1), idx, b, dropped (m) are workspaces; pos[j] = number of F indices < j.
+    pos (m + 1), idx, b, dropped (m) are workspaces; pos[j] = number of F indices < j. fac: a kept
+    factor (new_factor) for M, or an empty one; a tridiagonal L D Lᵀ factor is kept there.
     """
     m = q.shape[0]
     n = 0
@@ -69,23 +97,36 @@ def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped):
     pos[m] = n
     if n == 0:
         return True
-    if sym:
+    keep = fac[0].shape[0] == m
+    if sym and keep and _kept_set(fac, F):  # the same M_FF: its factor
+        tridiagonal_ldl_resolve_inplace(fac[3][:n], b[:n], fac[4][:n])
+    elif sym:
         bw = 0
         for a in range(n):
             i = idx[a]
             band = pos[i] - pos[lo[i]]
             if band > bw:
                 bw = band
-        L = np.zeros((n, bw + 1))
+        ldl = bw == 1 and n >= _LDL_MIN  # long chains and columns: LDLᵀ, no square-root chain
+        if ldl and keep:  # factored in the kept storage, for the next solve with this set
+            L = fac[3][:n]
+            L[:, :] = 0.0
+            dropped = fac[4]
+            fac[5][0] = 1
+        else:
+            L = np.zeros((n, bw + 1))
         for a in range(n):
             i = idx[a]
             for p in range(ptr[i], ptr[i + 1]):
                 j = col[p]
                 if F[j] and j <= i:
                     L[a, bw - (a - pos[j])] += val[p]
-        if bw == 1 and n >= _LDL_MIN:  # long chains and columns: LDLᵀ, no square-root chain
+        if ldl:
             if not tridiagonal_ldl_solve_inplace(L, b[:n], dropped[:n]):
                 return False
+            if keep:
+                fac[2][:] = F
+                fac[5][0] = 2
         elif not band_cholesky_solve_inplace(L, bw, b[:n], dropped[:n]):
             return False
     else:
@@ -122,13 +163,27 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
 
     Returns (z, status, iterations); iterations counts the principal linear solves.
     """
+    return bpp_lcp_csr_kept(ptr, col, val, q, active0, max_iter, sym, eq, new_factor(0))
+
+
+@numba.njit(cache=True)
+def bpp_lcp_csr_kept(ptr, col, val, q, active0, max_iter, sym, eq, fac):
+    """bpp_lcp_csr with a kept factor fac (new_factor(m)) of this M, the same M at every call with it
+    (the caller's to ensure: a kept W): the same numbers, fewer operations."""
     m = q.shape[0]
     z = np.zeros(m)
     if csr_bad_input(ptr, q, active0, m):
         return z, BAD_INPUT, 0
     if m == 0:
         return z, SOLVED, 0
-    diag, lo = _diagonal_leftmost(ptr, col, val)
+    if fac[0].shape[0] == m and fac[5][0] > 0:
+        diag, lo = fac[0], fac[1]
+    else:
+        diag, lo = _diagonal_leftmost(ptr, col, val)
+        if fac[0].shape[0] == m:
+            fac[0][:] = diag
+            fac[1][:] = lo
+            fac[5][0] = 1
     qn = 0.0
     dmax = 0.0
     for i in range(m):
@@ -155,7 +210,7 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
     it = 0
     while it < max_iter:
         it += 1
-        if not _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, rhs, dropped):
+        if not _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, rhs, dropped, fac):
             return z, SINGULAR_SUBPROBLEM, it
         csr_matvec_plus(ptr, col, val, z, q, w)
         ninf = 0
