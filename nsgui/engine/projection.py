@@ -18,9 +18,7 @@ from numba import njit
 
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, LIMIT, SOLVED, STICK)
-from .contact_geometry import cos_sin
 from .contact_rows import active_contact_rows, densify
-from .dynamics import point_world
 from .evaluation import evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, mass_times, refresh_velocities
 from .kept_delassus import delassus_kept
 from .solvers import bpp_lcp, lemke
@@ -37,7 +35,7 @@ def anchor_contacts(m, d, nact):
     points of its two bodies (body-frame coordinates), their separation, and whether it was pushed in
     the last step (d.anchor, AN_* columns)."""
     ci, kin, anchor, act, pa, pb, lamN = m.ci, d.kin, d.anchor, d.act, d.pa, d.pb, d.lamN
-    pos, ang = kin.pos, kin.ang
+    pos, cs = kin.pos, kin.cs  # (each body's cos and sin as body_kinematics computed them: cos_sin's numbers)
     for r in range(nact):
         c = act[r]
         anchor[c, AN_LOADED] = 1.0 if lamN[c] > 0.0 else 0.0
@@ -46,7 +44,7 @@ def anchor_contacts(m, d, nact):
         for k, b, p in ((AN_RA, ci[c, CI_ABODY], pa), (AN_RB, ci[c, CI_BBODY], pb)):
             x, y = p[c, 0], p[c, 1]
             if b >= 0:
-                co, si = cos_sin(ang[b])
+                co, si = cs[b, 0], cs[b, 1]
                 x, y = co * (x - pos[b, 0]) + si * (y - pos[b, 1]), -si * (x - pos[b, 0]) + co * (y - pos[b, 1])
             anchor[c, k], anchor[c, k + 1] = x, y
         anchor[c, AN_SEP] = pa[c, 0] - pb[c, 0]
@@ -56,24 +54,42 @@ def anchor_contacts(m, d, nact):
 @njit(cache=True)
 def _tangential_drift(m, d, c):
     """How far the material points of candidate c have slid along its tangent since the step began."""
-    ci, kin, an = m.ci, d.kin, d.anchor
-    ax, ay = point_world(ci[c, CI_ABODY], an[c, AN_RA], an[c, AN_RA + 1], kin.pos, kin.ang)
-    bx, by = point_world(ci[c, CI_BBODY], an[c, AN_RB], an[c, AN_RB + 1], kin.pos, kin.ang)
+    kin = d.kin
+    return _drift_along(m.ci, kin.pos, kin.cs, d.anchor, d.nrm, c)
+
+
+@njit(cache=True)
+def _drift_along(ci, pos, cs, an, nrm, c):
+    """_tangential_drift given the arrays (a loop over the candidates binds them once: each field access
+    costs a reference count) and each body's cos and sin from the kinematics (point_world's numbers
+    without its trigonometry). Not inlined: numba's inlining made the projection's test 3x slower."""
+    ax, ay = _material_point(ci[c, CI_ABODY], an[c, AN_RA], an[c, AN_RA + 1], pos, cs)
+    bx, by = _material_point(ci[c, CI_BBODY], an[c, AN_RB], an[c, AN_RB + 1], pos, cs)
     dx, dy = ax - bx - an[c, AN_SEP], ay - by - an[c, AN_SEP + 1]
-    return d.nrm[c, 1] * dx - d.nrm[c, 0] * dy
+    return nrm[c, 1] * dx - nrm[c, 0] * dy
+
+
+@njit(cache=True)
+def _material_point(b, lx, ly, pos, cs):
+    """dynamics.point_world with the body's cos and sin read from kin.cs."""
+    if b < 0:
+        return lx, ly
+    c, s = cs[b, 0], cs[b, 1]
+    return pos[b, 0] + c * lx - s * ly, pos[b, 1] + s * lx + c * ly
 
 
 @njit(cache=True)
 def _persistent(m, d, enabled):
     """Per candidate: 1 if it was pushed in this step and the last and is not separating (its normal
     row becomes an equality), 2 if it also sticks with friction (its tangent row too), else 0."""
-    nc = d.gap.shape[0]
+    lamN, anchor, un, status, ci, cf = d.lamN, d.anchor, d.un, d.status, m.ci, m.cf  # (bound once)
+    nc = lamN.shape[0]
     kind = np.zeros(nc, np.int64)
     rest_v = max(m.fs[FS_REST_V], 1e-9)
     for c in range(nc):
-        if enabled[c] != 0.0 and d.lamN[c] > 0.0 and d.anchor[c, AN_LOADED] != 0.0 and d.un[c] <= rest_v:
+        if enabled[c] != 0.0 and lamN[c] > 0.0 and anchor[c, AN_LOADED] != 0.0 and un[c] <= rest_v:
             kind[c] = 1
-            if m.ci[c, CI_BTYPE] != LIMIT and m.cf[c, CF_MU] > 0.0 and d.status[c] == STICK:
+            if ci[c, CI_BTYPE] != LIMIT and cf[c, CF_MU] > 0.0 and status[c] == STICK:
                 kind[c] = 2
     return kind
 
@@ -190,9 +206,10 @@ def project_positions(m, d, upot):
                 drift = max(drift, abs(gap[c]))
         deep = gmin < -m.fs[FS_PROJ_TOL]
         if not deep and drift <= DRIFT_TOL:
+            ci, pos, cs, an, nrm = m.ci, kin.pos, kin.cs, d.anchor, d.nrm
             for c in range(nc):
                 if kind[c] == 2:
-                    drift = max(drift, abs(_tangential_drift(m, d, c)))
+                    drift = max(drift, abs(_drift_along(ci, pos, cs, an, nrm, c)))
             if drift <= DRIFT_TOL:
                 break
         # rows in candidate order (a column's problem stays banded): the equalities (persistent
