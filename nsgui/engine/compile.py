@@ -200,7 +200,10 @@ class Model:
             start = len(verts)
             verts.extend(vs)
             rb = float(shape.radius or 0.0) if shape.type == "capsule" else 0.0
-            return [codes.POLYGON, bbody, start, len(vs)], [0.0, 0.0, 0.0, 0.0, rb]
+            # the polygon's bounding radius about the body's origin (contact_geometry.CF_BOUND): what the
+            # stepping loop's geometry skips candidates out of reach by
+            bound = float(np.sqrt((np.asarray(vs, float) ** 2).sum(axis=1)).max())
+            return [codes.POLYGON, bbody, start, len(vs)], [bound, 0.0, 0.0, 0.0, rb]
 
         for ci_, con in enumerate(scene.contacts):
             a_body = self.body_index[con.a.body]

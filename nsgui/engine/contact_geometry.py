@@ -14,6 +14,10 @@ from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI
                     CI_VCOUNT, CI_VSTART, CIRCLE, HALFPLANE, LIMIT, SEGMENT)
 
 
+# a polygon candidate's CF_B0: the polygon's bounding radius about its body's origin (its vertices' largest
+# norm; the feature's geometry does not read it)
+CF_BOUND = CF_B0
+
 # a polygon's edges in the world frame, one row per edge k (vertex k to vertex k + 1): what the gaps of
 # every point against it share (evaluation computes them once per polygon, not once per candidate point)
 E_AX, E_AY, E_EX, E_EY, E_L2, E_NX, E_NY = range(7)

@@ -1,11 +1,12 @@
 """The model evaluated at a state (numba kernels): kinematics, M, smooth forces, contact geometry, and
 the finite-difference force Jacobians of the iteration matrix."""
 
+import numpy as np
 from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
-                    CI_VCOUNT, CI_VSTART, IS_CONST_M, LIMIT, POLYGON)
-from .contact_geometry import (body_point, feature_geometry, limit_geometry, polygon_edges, polygon_side,
+                    CI_VCOUNT, CI_VSTART, FS_ACTIVATION, FS_GAMMA, FS_H, FS_PROJ_TOL, IS_CONST_M, LIMIT, POLYGON)
+from .contact_geometry import (CF_BOUND, body_point, feature_geometry, limit_geometry, polygon_edges, polygon_side,
                                surface_points)
 from .dynamics import body_kinematics, com_terms, element_forces
 
@@ -23,7 +24,29 @@ def evaluate_geometry(m, d):
     """evaluate's first part: the kinematics and every candidate's gap, normal and contact points (what
     the position projection's iterations read)."""
     body_kinematics(m, d.q, d.v, d.kin)
-    _contact_geometry(m, d)
+    _contact_geometry(m, d, False)
+
+
+@njit(cache=True)
+def evaluate_skipping(m, d, want_mass):
+    """evaluate for a step whose gaps nobody records (stepper._steps, when neither the rows nor a
+    controller or a switch read them): a candidate point provably out of reach in the next step is
+    skipped (_contact_geometry's `skipping`). Returns the potential energy; complete_geometry then
+    gives every candidate its exact geometry."""
+    body_kinematics(m, d.q, d.v, d.kin)
+    skipped, deep = _contact_geometry(m, d, True)
+    if skipped and deep:
+        _contact_geometry(m, d, False)
+    return evaluate_forces(m, d, want_mass)
+
+
+@njit(cache=True)
+def complete_geometry(m, d):
+    """Every candidate's gap, normal, points and normal velocity at the kinematics in d.kin, the
+    skipped ones included: what evaluate leaves (the same sums on the same numbers)."""
+    _contact_geometry(m, d, False)
+    kin = d.kin
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
 
 
 @njit(cache=True)
@@ -75,13 +98,28 @@ def kinetic_energy(m, d, v):
 
 
 @njit(cache=True)
-def _contact_geometry(m, d):
-    """Gap, normal and contact points of every candidate."""
+def _contact_geometry(m, d, skipping):
+    """Gap, normal and contact points of every candidate; returns (whether any was skipped, whether a
+    computed one lies deeper than the projection tolerance).
+
+    skipping: a point against a polygon on a body, not pushed in the last step, whose centre is farther
+    from the body's origin than the polygon's bounding radius (CF_BOUND) plus the radii, plus how far the
+    gap can close in a step (γ h times a bound of |u_N|: the bodies' speeds and turning rates at their
+    reach), plus the activation threshold, is not computed: its gap gets the lower bound that distance
+    gives (> 0, above the threshold: inactive in the step, never the smallest gap, never in the
+    projection), its normal zero (so its normal velocity is 0) and both points its centre. When a
+    computed point lies deeper than the projection tolerance, the caller computes them all (the
+    projection then takes in every point closer than the deepest penetration)."""
     # structref fields bound once: each access to one costs a reference count
     ci, cf, verts, q = m.ci, m.cf, m.verts, d.q
     gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
     kin = d.kin
     pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
+    lamN, vel, omg = d.lamN, kin.vel, kin.omg
+    gh = max(m.fs[FS_GAMMA], 0.0) * m.fs[FS_H]
+    threshold = max(m.fs[FS_ACTIVATION], 0.0)
+    deepest = -m.fs[FS_PROJ_TOL]
+    skipped = deep = False
     # each polygon's world edges, computed for its first candidate point and read by the others (a box
     # against a box: 4 points share them); a polygon is verts[v0:v0 + nv] of one contact's B side
     edges, done = d.edges, d.edge_done
@@ -97,20 +135,50 @@ def _contact_geometry(m, d):
             if a >= 0:
                 cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
             bpx, bpy, cb, sb = (pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1]) if b >= 0 else (0.0, 0.0, 1.0, 0.0)
-            if bt == POLYGON:
+            far = False
+            if bt == POLYGON and skipping and b >= 0 and lamN[c] == 0.0:
+                # (the test written out with scalars: a helper taking the arrays cost more than the geometry)
+                ra, rb, bound = cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_BOUND]
+                speed = abs(vel[b, 0]) + abs(vel[b, 1]) + abs(omg[b]) * (bound + rb)
+                if a >= 0:
+                    arm = abs(cf[c, CF_ALX]) + abs(cf[c, CF_ALY]) + ra
+                    speed += abs(vel[a, 0]) + abs(vel[a, 1]) + abs(omg[a]) * arm
+                g, far = _out_of_reach(cx - bpx, cy - bpy, bound + ra + rb, speed, gh, threshold, bpx, bpy)
+                if far:
+                    skipped = True
+                    nx = ny = 0.0
+                    pax, pay, pbx, pby = cx, cy, cx, cy
+            if bt == POLYGON and not far:
                 v0, nv = ci[c, CI_VSTART], ci[c, CI_VCOUNT]
                 if not done[v0]:
                     polygon_edges(verts, v0, nv, b >= 0, bpx, bpy, cb, sb, edges, v0)
                     done[v0] = True
                 sd, nx, ny = polygon_side(cx, cy, edges, v0, nv)
                 g, nx, ny, pax, pay, pbx, pby = surface_points(sd, nx, ny, cx, cy, cf[c, CF_RA], cf[c, CF_RB])
-            else:
+            elif bt != POLYGON:
                 g, nx, ny, pax, pay, pbx, pby = feature_geometry(
                     bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3],
                     b >= 0, bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
         gap[c] = g
         nrm[c, 0], nrm[c, 1] = nx, ny
         pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
+        if g < deepest:
+            deep = True
+    return skipped, deep
+
+
+@njit(cache=True)
+def _out_of_reach(dx, dy, reach, speed, gh, threshold, bpx, bpy):
+    """_contact_geometry's test of a point at (dx, dy) from the origin of a polygon's body (at (bpx, bpy)):
+    (the gap's lower bound, True) when the point is out of reach, else (0, False). reach: the polygon's
+    bounding radius plus the radii; speed: a bound of |u_N|, |v_a| + |ω_a| (|centre - origin_a| + r_a) +
+    |v_b| + |ω_b| (bound_b + r_b), each norm by the sum of the absolute values (>= the Euclidean one);
+    the margin covers the round-off."""
+    lim = reach + gh * speed + threshold + 1e-9 * (1.0 + reach + abs(bpx) + abs(bpy))
+    d2 = dx * dx + dy * dy
+    if not d2 > lim * lim:  # (not: a non-finite state is computed, never skipped)
+        return 0.0, False
+    return np.sqrt(d2) - reach, True
 
 
 @njit(cache=True)

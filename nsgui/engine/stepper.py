@@ -28,11 +28,12 @@ import numpy as np
 from numba import njit
 
 from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT, ACC_PROJECTION, AI_COORD,
-                    C_FN, C_FT, C_GAP, C_PN, C_PT, C_STATUS, CF_E, CF_ET, CF_MU, E_ACTUATORS, E_DAMPING, E_DISSIPATED,
-                    E_FRICTION, E_IMPACT, E_KINETIC, E_POTENTIAL, E_PROJECTION, E_RESIDUAL, E_TOTAL,
+                    C_FN, C_FT, C_GAP, C_PN, C_PT, C_STATUS, CF_E, CF_ET, CF_MU, CI_BBODY, CI_BTYPE, E_ACTUATORS,
+                    E_DAMPING, E_DISSIPATED, E_FRICTION, E_IMPACT, E_KINETIC, E_POTENTIAL, E_PROJECTION, E_RESIDUAL,
+                    E_TOTAL,
                     FS_ACTIVATION, FS_GAMMA, FS_H, FS_IMPACT, FS_PROJ_TOL, FS_REST_V, FS_STICK, FS_THETA, FS_TOL,
                     IMPACT, IS_CONST_F, IS_CONST_M, IS_IMPLICIT, IS_MAXIT, IS_PROJECTION, IS_SOLVER, N_CONTACT_SIGNALS,
-                    NOT_FINITE, OK, OPEN, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
+                    NOT_FINITE, OK, OPEN, POLYGON, RUNAWAY, RUNAWAY_BOUND, SINGULAR, SLIP, SOLVED, SOLVER_AUTO,
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
@@ -43,7 +44,7 @@ from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_in
 from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
-from .evaluation import evaluate, force_jacobians, kinetic_energy
+from .evaluation import complete_geometry, evaluate, evaluate_skipping, force_jacobians, kinetic_energy
 from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .perturbation import perturbation_power, write_perturbation
@@ -122,7 +123,34 @@ def _balance(m, d):
 
 @njit(cache=True)
 def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book):
-    """_advance's steps; book: whether the energy bookkeeping is done."""
+    """_advance's steps; book: whether the energy bookkeeping is done.
+
+    When nothing reads the candidates' gaps between two steps' evaluations (no recorded contact
+    signal, no controller, switch or loop joint) the end-of-step geometry skips the candidates out of
+    reach (evaluation.evaluate_skipping: provably inactive in the next step, never the smallest gap,
+    never in the projection); d then gets every candidate's exact geometry before the call returns."""
+    record = rows.shape[0] >= nsteps and rows.shape[0] > 0
+    lazy = (m.ki.shape[0] + m.switched.shape[0] + m.li.shape[0] == 0 and d.stats[ST_MINGAP] <= 0.0
+            and not (record and (cols.shape[0] == 0 or parts & ROW_CONTACTS)) and _has_skippable(m))
+    out = _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book, lazy)
+    if lazy:
+        complete_geometry(m, d)
+    return out
+
+
+@njit(cache=True)
+def _has_skippable(m):
+    """Whether a candidate can be skipped by evaluate_skipping: a point against a polygon on a body."""
+    ci = m.ci
+    for c in range(ci.shape[0]):
+        if ci[c, CI_BTYPE] == POLYGON and ci[c, CI_BBODY] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book, lazy):
+    """_steps' loop; lazy: the end-of-step geometry skips the candidates out of reach."""
     const_M = m.isets[IS_CONST_M] != 0
     actuated = m.ai.shape[0] > 0
     record = rows.shape[0] >= nsteps and rows.shape[0] > 0
@@ -176,7 +204,10 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlo
         classify_contacts(m, d, nact)
         commit_step(d, t + m.fs[FS_H])
         # end of step: the model at the new state (also the start of the next step)
-        upot = evaluate(m, d, not const_M)
+        if lazy:
+            upot = evaluate_skipping(m, d, not const_M)
+        else:
+            upot = evaluate(m, d, not const_M)
         if loops:
             upot = project_loops(m, d, upot)
         if projection and loops:
