@@ -25,7 +25,9 @@ locals first: every access to a field costs a reference count, too much inside a
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT, ACC_PROJECTION, AI_COORD,
                     C_FN, C_FT, C_GAP, C_PN, C_PT, C_STATUS, CF_E, CF_ET, CF_MU, CI_BBODY, CI_BTYPE, E_ACTUATORS,
@@ -221,7 +223,32 @@ def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock,
         elif projection and _may_project(m, d):
             upot = project_positions(m, d, upot)
         if cols.shape[0] > 0:
-            code, col = record_selected(m, d, rows, extra, step, cols, ecols, parts, scratch, upot, record)
+            # record_step of a selection, written out here: a function holding arrays across a call of its
+            # own pays two atomic reference-count operations per array and call (numba keeps them), more
+            # than the few columns cost; _steps holds them once per call
+            _keep_min_gap(m, d)
+            code, col = OK, -1
+            if record:
+                kin = kinetic_energy(m, d, d.v) if parts & ROW_ENERGY else 0.0
+                write_row_parts(m, d, scratch, kin, upot, parts)
+                if parts & ROW_OTHERS:
+                    write_row_others(m, d, scratch)
+                nc = cols.shape[0]
+                ne = ecols.shape[0] if extra.shape[0] > step else 0  # (extra may have no rows)
+                for i in range(nc + ne):  # rows[step] = scratch[cols], extra[step] = scratch[ecols]
+                    j = cols[i] if i < nc else ecols[i - nc]
+                    x = scratch[j]
+                    if i < nc:
+                        rows[step, i] = x
+                    else:
+                        extra[step, i - nc] = x
+                    if not np.isfinite(x):
+                        stats[ST_BADVALUE] = x
+                        code, col = NOT_FINITE, j
+                        break
+            if code == OK and not (parts & ROW_ENERGY and record) and not (
+                    np.isfinite(upot) and np.isfinite(d.energy.sum())):
+                code = NOT_FINITE
         else:
             code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
@@ -260,43 +287,96 @@ def free_velocity(m, d):
 
 @njit(cache=True)
 def free_velocity_of_inputs(m, d):
-    """free_velocity with the actuator forces d.Qact as they are."""
-    h, theta = m.fs[FS_H], m.fs[FS_THETA]
-    implicit = m.isets[IS_IMPLICIT] != 0
-    if m.isets[IS_CONST_F] != 0 and not implicit:
-        vfree, v, F, Qact, ptr, col, val = d.vfree, d.v, d.F, d.Qact, m.mi_ptr, m.mi_col, m.mi_val
-        for i in range(v.shape[0]):  # M⁻¹ by tree (sparse): O(n) for separate bodies
-            s = 0.0
-            for p in range(ptr[i], ptr[i + 1]):
-                s += val[p] * (h * (F[col[p]] + Qact[col[p]]))
-            vfree[i] = v[i] + s
+    """free_velocity with the actuator forces d.Qact as they are. (It holds no arrays across its calls,
+    which would cost their reference counts at each step: the work is in functions that call none.)"""
+    if m.isets[IS_CONST_F] != 0 and m.isets[IS_IMPLICIT] == 0:
+        _free_velocity_constant(m, d)
         return OK
-    M, C, K, What, v = d.M, d.C, d.K, d.What, d.v
     if m.isets[IS_CONST_F] != 0:
-        C[:, :] = 0.0
-        K[:, :] = 0.0
+        _zero_jacobians(d)
     elif analytic_jacobians_apply(m):
         revolute_force_jacobians(m, d)
     else:
         force_jacobians(m, d)
-    if implicit:
-        add_actuator_jacobians(m, d, K, C)
-    n = v.shape[0]
+    if m.isets[IS_IMPLICIT] != 0:
+        add_actuator_jacobians(m, d, d.K, d.C)
+    _iteration_matrix(m, d)
+    if not lu_factor_inplace(d.What, d.piv):
+        return SINGULAR
+    if d.v.shape[0] != 2:  # K v by BLAS (its sums: a loop's order moved the last bits, and hyperstatic
+        np.dot(d.K, d.v, d.fd_Fp)  # feet amplify them); two coordinates: _free_rhs, the same bits
+    _free_rhs(m, d)
+    lu_solve_factored(d.What, d.piv, d.vfree)
+    _add_velocity(d)
+    return OK
+
+
+@njit(cache=True)
+def _free_velocity_constant(m, d):
+    """d.vfree = v + M⁻¹ h (F + Qact): constant M and forces, no implicit controller."""
+    h = m.fs[FS_H]
+    vfree, v, F, Qact, ptr, col, val = d.vfree, d.v, d.F, d.Qact, m.mi_ptr, m.mi_col, m.mi_val
+    for i in range(v.shape[0]):  # M⁻¹ by tree (sparse): O(n) for separate bodies
+        s = 0.0
+        for p in range(ptr[i], ptr[i + 1]):
+            s += val[p] * (h * (F[col[p]] + Qact[col[p]]))
+        vfree[i] = v[i] + s
+
+
+@njit(cache=True)
+def _zero_jacobians(d):
+    C, K = d.C, d.K
+    C[:, :] = 0.0
+    K[:, :] = 0.0
+
+
+@njit(cache=True)
+def _iteration_matrix(m, d):
+    """Ŵ = M - hθC - h²θ²K into d.What."""
+    h, theta = m.fs[FS_H], m.fs[FS_THETA]
+    M, C, K, What = d.M, d.C, d.K, d.What
+    n = M.shape[0]
     for i in range(n):
         for j in range(n):
             What[i, j] = M[i, j] - h * theta * C[i, j] - h * h * theta * theta * K[i, j]
-    if not lu_factor_inplace(What, d.piv):
-        return SINGULAR
-    rhs, F, Qact, vfree = d.vfree, d.F, d.Qact, d.vfree  # (rhs solved in place: one temporary, K v)
+
+
+@njit(cache=True)
+def _free_rhs(m, d):
+    """d.vfree = h (F + Qact + hθ K v), the free velocity's right-hand side, K v in d.fd_Fp (scratch: the
+    finite differences are done), from BLAS there but for two coordinates, where it is written out as
+    OpenBLAS's dgemv sums it (K[i, 0] v[0] added to K[i, 1] v[1] with one rounding: the same bits)."""
+    h, theta = m.fs[FS_H], m.fs[FS_THETA]
+    Kv = d.fd_Fp
+    n = Kv.shape[0]
+    if n == 2:
+        K, v = d.K, d.v  # (bound here: arrays that die on one branch only keep their reference counts)
+        Kv[0] = _fma(K[0, 0], v[0], K[0, 1] * v[1])
+        Kv[1] = _fma(K[1, 0], v[0], K[1, 1] * v[1])
+    F, Qact, rhs = d.F, d.Qact, d.vfree
     hth = h * theta
-    Kv = d.fd_Fp  # (scratch: the finite differences are done)
-    np.dot(K, v, Kv)  # (BLAS's sums: a loop's order moved the last bits, and hyperstatic feet amplify them)
-    for i in range(n):  # h (F + Qact + hθ K v)
-        rhs[i] = h * (F[i] + Qact[i] + hth * Kv[i])
-    lu_solve_factored(What, d.piv, rhs)
     for i in range(n):
-        vfree[i] = v[i] + rhs[i]
-    return OK
+        rhs[i] = h * (F[i] + Qact[i] + hth * Kv[i])
+
+
+@njit(cache=True)
+def _add_velocity(d):
+    """d.vfree = v + d.vfree (the solved increment, in place)."""
+    v, vfree = d.v, d.vfree
+    for i in range(v.shape[0]):
+        vfree[i] = v[i] + vfree[i]
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a b + c rounded once (llvm.fma)."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        f64 = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [f64], ir.FunctionType(f64, [f64, f64, f64]))
+        return builder.call(fn, args)
+    return sig, codegen
 
 
 @njit(cache=True)
@@ -690,24 +770,6 @@ def record_step(m, d, rows, step, upot, record):
 
 
 @njit(cache=True)
-def record_selected(m, d, rows, extra, step, cols, ecols, parts, scratch, upot, record):
-    """record_step for run_steps_selected: only the row's groups in parts are written (to scratch,
-    a full row), then the columns cols to rows[step] and ecols to extra[step]."""
-    _keep_min_gap(m, d)
-    if record:
-        kin = kinetic_energy(m, d, d.v) if parts & ROW_ENERGY else 0.0
-        write_row_parts(m, d, scratch, kin, upot, parts)
-        col = _gather(rows, step, scratch, cols, d.stats)
-        if col < 0 and extra.shape[0] > step:
-            col = _gather(extra, step, scratch, ecols, d.stats)
-        if col >= 0:
-            return NOT_FINITE, col
-    if not (parts & ROW_ENERGY and record) and not (np.isfinite(upot) and np.isfinite(d.energy.sum())):
-        return NOT_FINITE, -1
-    return OK, -1
-
-
-@njit(cache=True)
 def _may_project(m, d):
     """False when projection.project_positions has nothing to do (it would return at once): no
     enabled contact pushed in the step (none can be persistent) and none deeper than the tolerance.
@@ -729,20 +791,6 @@ def _keep_min_gap(m, d):
     for c in range(gap.shape[0]):
         if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
             stats[ST_MINGAP] = gap[c]
-
-
-@njit(cache=True, inline="always")
-def _gather(out, k, row, cols, stats):
-    """out[k, i] = row[cols[i]]; returns the column of the first non-finite value (its value in stats),
-    else -1. (Inlined, given k rather than the row out[k]: a call with a row view costs as much as
-    copying a few columns.)"""
-    for i in range(cols.shape[0]):
-        x = row[cols[i]]
-        out[k, i] = x
-        if not np.isfinite(x):
-            stats[ST_BADVALUE] = x
-            return cols[i]
-    return -1
 
 
 @njit(cache=True)
@@ -784,12 +832,13 @@ def _put(out, k, a):
 def write_row(m, d, row, kin, upot):
     """The signal row of the state in d, its kinetic and potential energies given (SignalLayout order)."""
     write_row_parts(m, d, row, kin, upot, ROW_ALL)
+    write_row_others(m, d, row)
 
 
 @njit(cache=True)
 def write_row_parts(m, d, row, kin, upot, parts):
-    """write_row of t, q, v and the groups in parts (ROW_* bits); the other columns are left as they
-    are."""
+    """write_row of t, q, v and the groups in parts (ROW_* bits) but ROW_OTHERS (write_row_others); the
+    other columns are left as they are."""
     lay = m.layout
     q, v = d.q, d.v
     n = q.shape[0]
@@ -823,8 +872,13 @@ def write_row_parts(m, d, row, kin, upot, parts):
             row[k + C_FN] = lamN[c] / h
             row[k + C_FT] = lamT[c] / h
             k += N_CONTACT_SIGNALS
-    if parts & ROW_OTHERS == 0:
-        return
+
+
+@njit(cache=True)
+def write_row_others(m, d, row):
+    """The row's ROW_OTHERS group: inputs, switches, loop joints, the mouse's pull, blocks' signals. (Not
+    in write_row_parts: a function that calls none keeps no reference counts of its arrays.)"""
+    lay = m.layout
     ctrl = d.ctrl
     for i in range(lay.nactuators):
         row[lay.actuators + i] = ctrl[i]  # the applied inputs
