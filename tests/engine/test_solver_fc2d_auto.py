@@ -6,7 +6,9 @@ contacts): W (58 × 58, rank 47) in compressed sparse rows, the free velocity q,
 and the last step's percussions r0 (the warm start). NSGS alone stalls on it above 1e-4.
 data/pile200_ray_step.npz is the step at t = 0.204 s of make_heaps.disk_pile() (200 disks, 309 active
 contacts, W 618 × 618 of rank 514), stored the same way: Lemke on W ends there on a ray (a basis made
-singular by a pivot of round-off size), so the run stopped."""
+singular by a pivot of round-off size), so the run stopped.
+data/pile45_cycling_step.npz is step 542 of make_heaps.disk_pile(10, 5) (82 active contacts, W 164 × 164),
+stored the same way: Lemke cycles there on degenerate vertices until its pivot cap, near an answer."""
 import os
 
 import numpy as np
@@ -98,3 +100,16 @@ def test_auto_keeps_nsgs_answers_where_nsgs_converges():
             assert b[1] == SOLVED and np.array_equal(a[0], b[0]) and a[2] == b[2] and a[3] == b[3]
             solved += 1
     assert solved >= 15
+
+
+def test_auto_takes_lemkes_checked_answer_where_lemke_cycles():
+    """Lemke runs to its pivot cap on this step, at a point that meets the tolerance: the auto solver takes
+    it (checked by NSGS's measure) instead of running the shifted Lemke three times more, each to the cap
+    (33,200 pivots in all with 100 a contact, 0.5 s of CPU); its cap is 25 pivots a contact."""
+    ptr, col, val, q, mu, r0 = _stored("pile45_cycling_step.npz")
+    W = _dense(ptr, col, val)
+    nc = len(mu)
+    r, st, it, err = fc2d_auto_csr(*_args(ptr, col, val), q, mu, r0, TOL, 1000)
+    assert st == SOLVED and err <= TOL
+    assert _coulomb_violation(W, q, mu, r) <= TOL * max(1.0, np.abs(q).max())
+    assert it <= 1000 + 25 * nc + 100   # the sweeps and one Lemke run
