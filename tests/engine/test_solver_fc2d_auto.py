@@ -8,7 +8,9 @@ data/pile200_ray_step.npz is the step at t = 0.204 s of make_heaps.disk_pile() (
 contacts, W 618 × 618 of rank 514), stored the same way: Lemke on W ends there on a ray (a basis made
 singular by a pivot of round-off size), so the run stopped.
 data/pile45_cycling_step.npz is step 542 of make_heaps.disk_pile(10, 5) (82 active contacts, W 164 × 164),
-stored the same way: Lemke cycles there on degenerate vertices until its pivot cap, near an answer."""
+stored the same way: Lemke cycles there on degenerate vertices until its pivot cap, near an answer.
+data/pile45_drift_step.npz is step 239 of make_heaps.disk_pile(10, 5) (84 active contacts, W 168 × 168),
+stored the same way: NSGS stalls there with u still and r walking along W's null space."""
 import os
 
 import numpy as np
@@ -16,6 +18,7 @@ import numpy as np
 from nsgui.engine.codes import ITERATION_CAP, SOLVED
 from nsgui.engine.solvers._linalg import csr_from_dense, csr_transpose
 from nsgui.engine.solvers.fc2d_auto import fc2d_auto_csr
+from nsgui.engine.solvers.lemke_fc2d import lemke_fc2d
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
 
 TOL = 1e-10
@@ -113,3 +116,18 @@ def test_auto_takes_lemkes_checked_answer_where_lemke_cycles():
     assert st == SOLVED and err <= TOL
     assert _coulomb_violation(W, q, mu, r) <= TOL * max(1.0, np.abs(q).max())
     assert it <= 1000 + 25 * nc + 100   # the sweeps and one Lemke run
+
+
+def test_stalled_nsgs_keeps_u_still_at_a_point_that_is_no_answer():
+    """Where NSGS stalls with u still from sweep to sweep (to 1e-13) and r walking along W's null space,
+    u is not the answer's velocity (Lemke's, exact to 1e-14, differs by over 1e-8): a stopping test that
+    accepted a still u (with r's drift removed) would accept a wrong step (docs/benchmarks.md, session 11)."""
+    ptr, col, val, q, mu, r0 = _stored("pile45_drift_step.npz")
+    W = _dense(ptr, col, val)
+    r1, st, _, err = nsgs_fc2d_csr(*_args(ptr, col, val), q, mu, r0, TOL, 1000)
+    r2 = nsgs_fc2d_csr(*_args(ptr, col, val), q, mu, r1, TOL, 1000)[0]
+    assert st == ITERATION_CAP and err > 10 * TOL
+    assert np.abs(W @ (r2 - r1)).max() < 1e-13 and np.abs(r2 - r1).max() > 1e-7
+    rl, stl, _ = lemke_fc2d(W, q, mu, 10_000)
+    assert stl == SOLVED and _coulomb_violation(W, q, mu, rl) <= 1e-14
+    assert np.abs(W @ (rl - r1)).max() > 1e-8
