@@ -171,10 +171,65 @@ def delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n):
 
 
 @njit(cache=True)
-def _diagonal_entries(mptr, mcol, mval, n, rcols, rnnz):
+def delassus_columns_blocks(rcols, rvals, rnnz, mptr, mcol, mval, n):
+    """delassus_columns of a friction problem's rows (interleaved [N, T] per contact), with each contact's
+    2 x 2 block of W = H X, [[a, b], [bp, d]] in blk[c], from the same pass when M⁻¹ is diagonal and each
+    contact's tangent row lies on its normal row's columns (ascending) or is empty: the stepper's rows,
+    where the columns and blocks in two passes cost a third of a resting pyramid's contact problem. The
+    blocks are nsgs._row_blocks' numbers (the same sums in the same order: X's column entries in H's
+    order); otherwise blk has no rows (nsgs_fc2d_rows computes them)."""
+    k = rnnz.shape[0]
+    nc = k // 2
+    at = _minv_diagonal(mptr, mcol, mval, n)
+    if at.shape[0] > 0 and k % 2 == 0:
+        cap = 0
+        for r in range(k):
+            cap += rnnz[r]
+        ccol = np.empty(cap, np.int64)
+        cval = np.empty(cap)
+        cptr = np.empty(k + 1, np.int64)
+        blk = np.empty((nc, 4))
+        p = 0
+        ok = True
+        for c in range(nc):
+            iN, iT = 2 * c, 2 * c + 1
+            nn, nt = rnnz[iN], rnnz[iT]
+            ok = nt == 0 or nt == nn
+            for kk in range(nn if ok else 0):
+                j = rcols[iN, kk]
+                if (kk > 0 and j <= rcols[iN, kk - 1]) or (nt != 0 and rcols[iT, kk] != j):
+                    ok = False
+                    break
+                ccol[p + kk] = j
+                cval[p + kk] = 0.0 + mval[at[j]] * rvals[iN, kk]
+                if nt != 0:
+                    ccol[p + nn + kk] = j
+                    cval[p + nn + kk] = 0.0 + mval[at[j]] * rvals[iT, kk]
+            if not ok:
+                break
+            cptr[iN] = p
+            cptr[iT] = p + nn
+            a = b = bp = dd = 0.0  # (_row_blocks' sums: an empty column scatters zeros, an empty row sums none)
+            for kk in range(nn):
+                a += rvals[iN, kk] * cval[p + kk]
+                b += rvals[iN, kk] * (cval[p + nn + kk] if nt != 0 else 0.0)
+            for kk in range(nt):
+                bp += rvals[iT, kk] * cval[p + kk]
+                dd += rvals[iT, kk] * cval[p + nn + kk]
+            blk[c, 0], blk[c, 1], blk[c, 2], blk[c, 3] = 0.0 + a, 0.0 + b, 0.0 + bp, 0.0 + dd
+            p += nn + nt
+        if ok:
+            cptr[k] = p
+            return cptr, ccol, cval, blk
+    cptr, ccol, cval = delassus_columns(rcols, rvals, rnnz, mptr, mcol, mval, n)
+    return cptr, ccol, cval, np.empty((0, 4))
+
+
+@njit(cache=True)
+def _minv_diagonal(mptr, mcol, mval, n):
     """Where each coordinate's diagonal entry of M⁻¹ (compressed sparse rows) is stored, when M⁻¹ is
     diagonal (any other stored entry exactly 0: ModelArrays keeps a free body's whole 3 x 3 block, zeros
-    included) and no row of H names a coordinate twice; else an empty array."""
+    included); else an empty array."""
     none = np.empty(0, np.int64)
     at = np.full(n, -1, np.int64)
     for j in range(n):
@@ -185,6 +240,16 @@ def _diagonal_entries(mptr, mcol, mval, n, rcols, rnnz):
                 return none
         if at[j] < 0:
             return none
+    return at
+
+
+@njit(cache=True)
+def _diagonal_entries(mptr, mcol, mval, n, rcols, rnnz):
+    """_minv_diagonal when no row of H names a coordinate twice; else an empty array."""
+    none = np.empty(0, np.int64)
+    at = _minv_diagonal(mptr, mcol, mval, n)
+    if at.shape[0] == 0:
+        return none
     for r in range(rnnz.shape[0]):
         for kk in range(1, rnnz[r]):
             if rcols[r, kk] <= rcols[r, kk - 1]:  # (rows on a candidate's ccols ascend: one test each)

@@ -189,13 +189,17 @@ def _normal_velocities(ci, v, pos, vel, omg, nrm, pa, pb, un):
         if ci[c, CI_BTYPE] == LIMIT:
             un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
             continue
+        nx, ny = nrm[c, 0], nrm[c, 1]
+        if nx == 0.0 and ny == 0.0:  # a point evaluate_skipping left out of reach (no other has no normal)
+            un[c] = 0.0
+            continue
         a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
         pax, pay, pbx, pby = pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1]
         vax, vay = _point_velocity(vel[a, 0], vel[a, 1], omg[a], pos[a, 0], pos[a, 1], pax, pay)
         vbx = vby = 0.0
         if b >= 0:
             vbx, vby = _point_velocity(vel[b, 0], vel[b, 1], omg[b], pos[b, 0], pos[b, 1], pbx, pby)
-        un[c] = _along(vax - vbx, vay - vby, nrm[c, 0], nrm[c, 1])[0]
+        un[c] = _along(vax - vbx, vay - vby, nx, ny)[0]
 
 
 @njit(cache=True)

@@ -40,7 +40,8 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
                     WL_COUNT, WL_ERR, WL_T)
-from .contact_rows import sparse_rows_times, active_contact_rows, delassus_columns, delassus_lu, delassus_sparse
+from .contact_rows import (sparse_rows_times, active_contact_rows, delassus_columns_blocks, delassus_lu,
+                           delassus_sparse)
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -538,9 +539,9 @@ def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0):
     state, when NSGS stops short of the tolerance: the general path then starts from that iterate."""
     v_new = d.v_new
     n = v_new.shape[0]
-    cptr, ccol, cval = delassus_columns(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
+    cptr, ccol, cval, blk = delassus_columns_blocks(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
     lam, st, it, err = nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, qd, mu, r0, m.fs[FS_TOL],
-                                      m.isets[IS_MAXIT])
+                                      m.isets[IS_MAXIT], blk)
     if st != SOLVED:
         return False, lam, it
     stats = d.stats

@@ -1,11 +1,14 @@
 """The columns X = M⁻¹Hᵀ of the step problem (contact_rows.delassus_columns): the diagonal shortcut
 (column r = row r scaled) is taken when M⁻¹ is diagonal even if its CSR stores a body's whole 3 × 3 block
 with exact zeros (free bodies at their centre of mass, as ModelArrays keeps them), and gives the dense
-product's numbers; a true block keeps the scatter."""
+product's numbers; a true block keeps the scatter. delassus_columns_blocks gives the same columns and,
+from the same pass, NSGS's 2 × 2 blocks of W bit for bit (nsgs._row_blocks), or none where it cannot."""
 import numpy as np
+import pytest
 
-from nsgui.engine.contact_rows import delassus_columns
+from nsgui.engine.contact_rows import delassus_columns, delassus_columns_blocks
 from nsgui.engine.solvers._linalg import csr_from_dense
+from nsgui.engine.solvers.nsgs import _row_blocks
 
 
 def _rows(rng, bodies, k, width=6):
@@ -70,3 +73,57 @@ def test_a_full_mass_block_keeps_the_scatter():
     for r in range(k):
         H[r, rcols[r]] = rvals[r]
     np.testing.assert_allclose(_dense_columns(cptr, ccol, cval, 3 * bodies, k), Minv @ H.T, rtol=1e-13, atol=1e-14)
+
+
+def _friction_rows(rng, bodies, nc, empty_tangents=()):
+    """A friction problem's rows as the stepper stores them: [N, T] per contact on the same ascending
+    columns of two bodies, a frictionless contact's tangent row empty."""
+    rcols, rvals, rnnz = _rows(rng, bodies, 2 * nc)
+    for c in range(nc):
+        rcols[2 * c + 1] = rcols[2 * c]
+        if c in empty_tangents:
+            rvals[2 * c + 1] = 0.0
+            rnnz[2 * c + 1] = 0
+    return rcols, rvals, rnnz
+
+
+def _same_bits(a, b):
+    return a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_columns_and_blocks_in_one_pass_are_the_two_passes_numbers(seed):
+    rng = np.random.default_rng(seed)
+    bodies, nc = 7, 12
+    Minv = np.diag(rng.uniform(0.5, 3.0, 3 * bodies))
+    rcols, rvals, rnnz = _friction_rows(rng, bodies, nc, empty_tangents=(2, 7) if seed % 2 else ())
+    mi, n = _csr_keeping_blocks(Minv, bodies), 3 * bodies
+    cptr, ccol, cval, blk = delassus_columns_blocks(rcols, rvals, rnnz, *mi, n)
+    dptr, dcol, dval = delassus_columns(rcols, rvals, rnnz, *mi, n)
+    used = dptr[-1]
+    assert np.array_equal(cptr, dptr) and np.array_equal(ccol[:used], dcol[:used])
+    assert _same_bits(cval[:used], dval[:used])
+    assert _same_bits(blk, _row_blocks(rcols, rvals, rnnz, dptr, dcol, dval, n, nc))
+    H = np.zeros((2 * nc, n))
+    for r in range(2 * nc):
+        H[r, rcols[r, :rnnz[r]]] = rvals[r, :rnnz[r]]
+    W = H @ Minv @ H.T
+    for c in range(nc):   # the blocks are W's (to round-off: the dense product sums in another order)
+        np.testing.assert_allclose(blk[c], W[2 * c:2 * c + 2, 2 * c:2 * c + 2].ravel(), rtol=1e-13, atol=1e-14)
+
+
+def test_no_blocks_where_the_one_pass_does_not_apply():
+    rng = np.random.default_rng(5)
+    bodies, nc = 6, 8
+    Minv = np.diag(rng.uniform(0.5, 3.0, 3 * bodies))
+    mi, n = _csr_keeping_blocks(Minv, bodies), 3 * bodies
+    rcols, rvals, rnnz = _friction_rows(rng, bodies, nc)
+    other = rcols.copy()
+    other[5] = other[5][::-1].copy()                                              # a tangent row in another order
+    full = Minv.copy()
+    full[0, 1] = full[1, 0] = 0.1                                                  # a true mass block
+    for cols, mass in ((other, mi), (rcols, _csr_keeping_blocks(full, bodies))):
+        cptr, ccol, cval, blk = delassus_columns_blocks(cols, rvals, rnnz, *mass, n)
+        dptr, dcol, dval = delassus_columns(cols, rvals, rnnz, *mass, n)
+        assert blk.shape == (0, 4)
+        assert np.array_equal(cptr, dptr) and _same_bits(cval[:dptr[-1]], dval[:dptr[-1]])

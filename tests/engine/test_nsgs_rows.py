@@ -45,7 +45,8 @@ def _problem(rng, bodies, nc, mu_max=1.0, zero_tangents=()):
 
 def _solve_rows(p, r0, tol=1e-12, maxit=5000):
     cptr, ccol, cval = delassus_columns(p["rcols"], p["rvals"], p["rnnz"], *p["mi"], p["n"])
-    return nsgs_fc2d_rows(p["rcols"], p["rvals"], p["rnnz"], cptr, ccol, cval, p["n"], p["q"], p["mu"], r0, tol, maxit)
+    return nsgs_fc2d_rows(p["rcols"], p["rvals"], p["rnnz"], cptr, ccol, cval, p["n"], p["q"], p["mu"], r0, tol, maxit,
+                          np.empty((0, 4)))
 
 
 def _coulomb_violation(p, r):
@@ -90,3 +91,55 @@ def test_warm_start_at_the_answer_and_the_iteration_cap():
     assert s2 == SOLVED and it2 == 0 and np.array_equal(r2, r)
     r3, s3, it3, err3 = _solve_rows(p, np.zeros(24), 1e-14, 1)
     assert s3 == ITERATION_CAP and it3 == 1 and err3 > 1e-14
+
+
+def _local_solve_reference(a, b, bp, d, qN, qT, mu):
+    """The 2x2 contact problem by the candidates in NSGS's order (take-off, stick, slip +, slip -): the
+    first that meets its own conditions, else the one of smallest residual, r = 0's counted first; and
+    whether the residuals decided."""
+    def residual(rN, rT, uN, uT):
+        t = min(max(rT - uT, -mu * max(rN, 0.0)), mu * max(rN, 0.0))
+        return max(abs(min(rN, uN)), abs(rT - t))
+    if qN >= 0.0:
+        return 0.0, 0.0, False
+    best = (residual(0.0, 0.0, qN, qT), 0.0, 0.0)
+    det = a * d - b * bp
+    if det > 1e-14 * a * d:
+        rN, rT = (-qN * d + b * qT) / det, (-a * qT + bp * qN) / det
+        if rN >= 0.0 and abs(rT) <= mu * rN:
+            return rN, rT, False
+        best = min(best, (residual(rN, rT, 0.0, 0.0), rN, rT), key=lambda x: x[0])
+    for s in (1.0, -1.0):
+        den = a - s * mu * b
+        if den > 1e-14 * a:
+            rN = -qN / den
+            rT = -s * mu * rN
+            uT = (bp - s * mu * d) * rN + qT
+            if rN >= 0.0 and s * uT >= 0.0:
+                return rN, rT, False
+            e = residual(rN, rT, a * rN + b * rT + qN, uT)
+            if e < best[0]:
+                best = (e, rN, rT)
+    return best[1], best[2], True
+
+
+def test_local_solve_is_the_candidates_rule():
+    """The local solve against the rule written out (it computes r = 0's residual only once a candidate
+    fails): the same percussions bit for bit on random blocks, non-symmetric and indefinite ones too,
+    where no candidate meets its conditions and the smallest residual decides."""
+    from nsgui.engine.solvers.nsgs import _local_solve
+    rng = np.random.default_rng(11)
+    fallbacks = 0
+    for _ in range(4000):
+        a = rng.uniform(0.1, 2.0)
+        b, bp, d = rng.uniform(-2.0, 2.0, 3)
+        qN, qT = rng.uniform(-1.0, 0.2), rng.uniform(-1.0, 1.0)
+        mu = rng.choice([0.0, 0.3, 1.5])
+        got = _local_solve(a, b, bp, d, qN, qT, mu, mu <= 0.0)
+        if mu <= 0.0:
+            assert got == ((-qN / a, 0.0) if qN < 0.0 else (0.0, 0.0))
+            continue
+        rN, rT, by_residual = _local_solve_reference(a, b, bp, d, qN, qT, mu)
+        assert got == (rN, rT)
+        fallbacks += by_residual
+    assert fallbacks > 100

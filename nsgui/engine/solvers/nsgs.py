@@ -79,7 +79,7 @@ def _local_solve(a, b, bp, d, qN, qT, mu, frictionless):
         return -qN / a, 0.0
     best_rN = 0.0
     best_rT = 0.0
-    best_e = fc2d_contact_residual(0.0, 0.0, qN, qT, mu)
+    best_e = -1.0  # the residual of r = 0, computed once a candidate fails (most local solves stick at once)
     # stick: solve the 2x2 system u = 0
     det = a * d - b * bp
     if det > 1e-14 * a * d:
@@ -88,6 +88,7 @@ def _local_solve(a, b, bp, d, qN, qT, mu, frictionless):
         if rN >= 0.0 and abs(rT) <= mu * rN:
             return rN, rT
         e = fc2d_contact_residual(rN, rT, 0.0, 0.0, mu)
+        best_e = fc2d_contact_residual(0.0, 0.0, qN, qT, mu)
         if e < best_e:
             best_e, best_rN, best_rT = e, rN, rT
     # slip with direction s (u_T has the sign of s, r_T = -s mu r_N)
@@ -102,6 +103,8 @@ def _local_solve(a, b, bp, d, qN, qT, mu, frictionless):
                 return rN, rT
             uN = a * rN + b * rT + qN
             e = fc2d_contact_residual(rN, rT, uN, uT, mu)
+            if best_e < 0.0:
+                best_e = fc2d_contact_residual(0.0, 0.0, qN, qT, mu)
             if e < best_e:
                 best_e, best_rN, best_rT = e, rN, rT
     return best_rN, best_rT
@@ -291,14 +294,15 @@ def _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc):
 
 
 @numba.njit(cache=True)
-def nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_iter):
+def nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_iter, blk):
     """nsgs_fc2d_csr for W = H X without forming W: H by its sparse rows (rcols, rvals, rnnz: row i
     has rvals[i, kk] in column rcols[i, kk], kk < rnnz[i]), X = M⁻¹Hᵀ by its columns (cptr, ccol,
     cval: contact_rows.delassus_columns), n coordinates. A contact's update reads u from the rows
     and v - v_free = X r (O(entries of its rows)) and adds its change to X r (O(entries of its
     columns)); the error is that of u = q + H X r, with X r recomputed before convergence is declared.
     Same returns, statuses, skipped contacts and local solves as nsgs_fc2d_csr (its iterates up to
-    round-off: u is summed in another order)."""
+    round-off: u is summed in another order). blk: the contacts' 2x2 blocks of W when the caller has them
+    (contact_rows.delassus_columns_blocks: _row_blocks' numbers), else an array of no rows."""
     m = q.shape[0]
     nc = m // 2
     if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r0.shape[0] < m or mu.shape[0] < nc:
@@ -308,8 +312,9 @@ def nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_
             return np.zeros(m), BAD_INPUT, 0, np.inf
     if nc == 0:
         return np.zeros(m), SOLVED, 0, 0.0
-    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc), q, mu,
-                 r0, tol, max_iter, n)
+    if blk.shape[0] != nc:
+        blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc)
+    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, blk, q, mu, r0, tol, max_iter, n)
 
 
 # The forms' operations on their state, chosen by numba when it types _nsgs (one machine code per form):
