@@ -38,6 +38,7 @@ def main():
     from nsgui.engine.codes import IS_CONST_M, IS_MAXIT, IS_PROJECTION, OK, ST_MAXITER
     from nsgui.engine.compile import compile_scene
     from nsgui.engine.evaluation import evaluate
+    from nsgui.engine.projection import projection_due
     args = [s for s in sys.argv[1:] if not s.startswith("--")]
     rows, per_row, steps, out = int(args[0]), int(args[1]), int(args[2]), args[3]
     stalled = "--stalled" in sys.argv
@@ -70,7 +71,7 @@ def main():
         st.classify_contacts(m, d, nact)
         st.commit_step(d, t + model.dt)
         upot = evaluate(m, d, not const_M)
-        if projection and st._may_project(m, d):
+        if projection and projection_due(m, d):
             st.project_positions(m, d, upot)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
-                    CI_VCOUNT, CI_VSTART, CIRCLE, HALFPLANE, LIMIT, SEGMENT)
+                    CI_VCOUNT, CI_VSTART, HALFPLANE, LIMIT, POLYGON, SEGMENT)
 
 
 # a polygon candidate's CF_B0: the polygon's bounding radius about its body's origin (its vertices' largest
@@ -24,7 +24,7 @@ E_AX, E_AY, E_EX, E_EY, E_L2, E_NX, E_NY = range(7)
 N_EDGE = 7
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _closest_on_segment(px, py, ax, ay, bx, by):
     ex, ey = bx - ax, by - ay
     L2 = ex * ex + ey * ey
@@ -38,7 +38,7 @@ def _closest_on_segment(px, py, ax, ay, bx, by):
     return ax + s * ex, ay + s * ey, s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unit_or(dx, dy, fx, fy):
     d = np.sqrt(dx * dx + dy * dy)
     if d > 1e-14:
@@ -55,7 +55,7 @@ def cos_sin(th):
     return np.cos(th), np.sin(th)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def body_point(px, py, co, si, lx, ly):
     """The world point of body-frame point (lx, ly) of a body at (px, py) rotated by (co, si)."""
     return px + co * lx - si * ly, py + si * lx + co * ly
@@ -79,7 +79,7 @@ def candidate_geometry(c, q, ci, cf, verts, pos, ang):
                             cf[c, CF_B3], b >= 0, bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def limit_geometry(qj, sign, bound):
     """A joint limit's (gap, no normal, no points): sign (+1 lower, -1 upper) times coordinate - bound."""
     return float(sign) * (qj - bound), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
@@ -91,25 +91,35 @@ def feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb,
     type bt (its CF_B0..CF_B3 values f0..f3, its polygon verts[v0:v0 + nv]); on_b: the feature is on a
     body at (bpx, bpy) rotated by (cb, sb). Scalars, but for the vertices: each array argument of a call
     costs its reference counts (~5 ns), as much as a candidate's arithmetic."""
+    if bt != POLYGON:
+        return point_feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb)
+    # POLYGON (vertices local to body b, counter-clockwise)
+    edges = np.empty((nv, N_EDGE))
+    polygon_edges(verts, v0, nv, on_b, bpx, bpy, cb, sb, edges, 0)
+    sd, nx, ny = polygon_side(cx, cy, edges, 0, nv)
+    return surface_points(sd, nx, ny, cx, cy, ra, rb)
+
+
+@njit(cache=True, inline="always")
+def point_feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb):
+    """feature_geometry of a feature that is no polygon (a half-plane, a segment, a circle), compiled into
+    its callers: without feature_geometry's allocation, a caller that calls nothing else keeps its arrays
+    without reference counts (evaluation._contact_geometry)."""
     if bt == HALFPLANE:
         nx, ny = f2, f3
         sd = nx * (cx - f0) + ny * (cy - f1)
     elif bt == SEGMENT:
         sd, nx, ny = _segment_side(cx, cy, f0, f1, f2, f3)
-    elif bt == CIRCLE:
+    else:  # CIRCLE
         bx_, by_ = f0, f1
         if on_b:
             bx_, by_ = body_point(bpx, bpy, cb, sb, bx_, by_)
         # fallback normal: +y (beads stacked on a vertical line never coincide in practice)
         nx, ny, sd = _unit_or(cx - bx_, cy - by_, 0.0, 1.0)
-    else:  # POLYGON (vertices local to body b, counter-clockwise)
-        edges = np.empty((nv, N_EDGE))
-        polygon_edges(verts, v0, nv, on_b, bpx, bpy, cb, sb, edges, 0)
-        sd, nx, ny = polygon_side(cx, cy, edges, 0, nv)
     return surface_points(sd, nx, ny, cx, cy, ra, rb)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def surface_points(sd, nx, ny, cx, cy, ra, rb):
     """(gap, nx, ny, pax, pay, pbx, pby) of the circle of radius ra centred at (cx, cy), at signed
     distance sd along the normal from B's feature (rounded by rb)."""
@@ -119,7 +129,7 @@ def surface_points(sd, nx, ny, cx, cy, ra, rb):
     return gap, nx, ny, pax, pay, pbx, pby
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _segment_side(cx, cy, ax_, ay_, bx_, by_):
     """(signed distance, normal) of the point (cx, cy) from the world segment a -> b (its free side is
     the left)."""

@@ -38,7 +38,7 @@ def sparse_rows_times(rcols, rvals, rnnz, X):
     return W
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sparse_rows_times_into(rcols, rvals, rnnz, X, k, kc, out):
     """out[:k, :kc] = H X for the first k sparse rows H and the first kc columns of X (into scratch)."""
     for r in range(k):
@@ -95,6 +95,13 @@ def active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT):
     """contact_rows of the candidates act[:nact] into HN[r], HT[r] (the step problem's rows), in one
     loop: a call per candidate would pay the reference counts of its arrays, five times the rows'
     arithmetic."""
+    rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT)
+
+
+@njit(cache=True, inline="always")
+def rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT):
+    """active_contact_rows compiled into its caller: a caller that calls nothing else then holds its
+    arrays without reference counts (stepper.activate_contacts)."""
     ci, ccols, ccn, pos, Jp, Ja = m.ci, m.ccols, m.ccn, kin.pos, kin.Jp, kin.Ja
     for r in range(nact):
         c = act[r]

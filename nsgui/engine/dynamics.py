@@ -113,7 +113,7 @@ def body_kinematics(m, q, v, kin, jacobians=True):
         kin.jconst[0] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def com_terms(m, kin, M, bias, grav, want_mass):
     """M(q) (if want_mass), bias c(q, v) and gravity generalized force; returns the gravity potential."""
     bf, path, plen, gx, gy = m.bf, m.path, m.plen, m.fs[FS_GX], m.fs[FS_GY]

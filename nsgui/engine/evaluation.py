@@ -6,8 +6,8 @@ from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
                     CI_VCOUNT, CI_VSTART, FS_ACTIVATION, FS_GAMMA, FS_H, FS_PROJ_TOL, IS_CONST_M, LIMIT, POLYGON)
-from .contact_geometry import (CF_BOUND, body_point, feature_geometry, limit_geometry, polygon_edges, polygon_side,
-                               surface_points)
+from .contact_geometry import (CF_BOUND, body_point, limit_geometry, point_feature_geometry, polygon_edges,
+                               polygon_side, surface_points)
 from .dynamics import body_kinematics, com_terms, element_forces
 
 
@@ -45,23 +45,31 @@ def complete_geometry(m, d):
     """Every candidate's gap, normal, points and normal velocity at the kinematics in d.kin, the
     skipped ones included: what evaluate leaves (the same sums on the same numbers)."""
     _contact_geometry(m, d, False)
-    kin = d.kin
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
+    _normal_velocities_of(m, d)
 
 
 @njit(cache=True)
 def evaluate_forces(m, d, want_mass):
     """evaluate's second part, at the kinematics evaluate_geometry left: M (if want_mass), F, the
     normal velocities; returns the potential energy."""
+    Ug = _gravity_and_bias(m, d, want_mass)
+    Ue = 0.0
+    if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (the call alone costs as much as a step's geometry)
+        Ue = element_forces(m, d.q, d.v, d.kin, d.F)
+    _normal_velocities_of(m, d)
+    return Ug + Ue
+
+
+@njit(cache=True)
+def _gravity_and_bias(m, d, want_mass):
+    """evaluate_forces' M (if want_mass), gravity and bias terms (dynamics.com_terms, compiled in: this
+    calls nothing, and its arrays cost no reference counts) and F = grav - bias; returns the gravity
+    potential."""
     kin, F, grav, bias = d.kin, d.F, d.grav, d.bias
     Ug = com_terms(m, kin, d.M, bias, grav, want_mass)
     for i in range(F.shape[0]):  # F = grav - bias, without a temporary array
         F[i] = grav[i] - bias[i]
-    Ue = 0.0
-    if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (the call alone costs as much as a step's geometry)
-        Ue = element_forces(m, d.q, d.v, kin, F)
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
-    return Ug + Ue
+    return Ug
 
 
 @njit(cache=True)
@@ -71,8 +79,7 @@ def refresh_velocities(m, d):
     velocities (same arithmetic as evaluate: the same numbers), without the geometry's cost (nor the
     Jacobians': q has not changed)."""
     body_kinematics(m, d.q, d.v, d.kin, False)
-    kin = d.kin
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
+    _normal_velocities_of(m, d)
 
 
 @njit(cache=True)
@@ -109,12 +116,58 @@ def _contact_geometry(m, d, skipping):
     gives (> 0, above the threshold: inactive in the step, never the smallest gap, never in the
     projection), its normal zero (so its normal velocity is 0) and both points its centre. When a
     computed point lies deeper than the projection tolerance, the caller computes them all (the
-    projection then takes in every point closer than the deepest penetration)."""
+    projection then takes in every point closer than the deepest penetration).
+    The candidates against a polygon are _polygon_geometry's, the others _point_geometry's: that one
+    calls nothing, and its arrays cost no reference counts (a ground, a circle: the box, the columns)."""
+    deep, polygons = _point_geometry(m, d)
+    skipped = False
+    if polygons:
+        skipped, deep_polygons = _polygon_geometry(m, d, skipping)
+        deep = deep or deep_polygons
+    return skipped, deep
+
+
+@njit(cache=True)
+def _point_geometry(m, d):
+    """_contact_geometry of every candidate but those against a polygon: returns (whether one lies
+    deeper than the projection tolerance, whether there are candidates against a polygon)."""
     # structref fields bound once: each access to one costs a reference count
-    ci, cf, verts, q = m.ci, m.cf, m.verts, d.q
+    ci, cf, q = m.ci, m.cf, d.q
     gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
     kin = d.kin
     pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
+    deepest = -m.fs[FS_PROJ_TOL]
+    deep = polygons = False
+    for c in range(ci.shape[0]):
+        bt = ci[c, CI_BTYPE]
+        if bt == POLYGON:
+            polygons = True
+            continue
+        if bt == LIMIT:
+            g, nx, ny, pax, pay, pbx, pby = limit_geometry(q[ci[c, CI_VSTART]], ci[c, CI_VCOUNT], cf[c, CF_B0])
+        else:  # candidate_geometry's scalars, read here: a call with the arrays would cost more than its work
+            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+            cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
+            if a >= 0:
+                cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
+            bpx, bpy, cb, sb = (pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1]) if b >= 0 else (0.0, 0.0, 1.0, 0.0)
+            g, nx, ny, pax, pay, pbx, pby = point_feature_geometry(
+                bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3],
+                b >= 0, bpx, bpy, cb, sb)
+        _keep_geometry(c, g, nx, ny, pax, pay, pbx, pby, gap, nrm, pa, pb)
+        if g < deepest:
+            deep = True
+    return deep, polygons
+
+
+@njit(cache=True)
+def _polygon_geometry(m, d, skipping):
+    """_contact_geometry of the candidates against a polygon: returns (whether one was skipped, whether a
+    computed one lies deeper than the projection tolerance)."""
+    ci, cf, verts = m.ci, m.cf, m.verts
+    gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
+    kin = d.kin
+    pos, cs = kin.pos, kin.cs
     lamN, vel, omg = d.lamN, kin.vel, kin.omg
     gh = max(m.fs[FS_GAMMA], 0.0) * m.fs[FS_H]
     threshold = max(m.fs[FS_ACTIVATION], 0.0)
@@ -126,48 +179,49 @@ def _contact_geometry(m, d, skipping):
     for i in range(done.shape[0]):
         done[i] = False
     for c in range(ci.shape[0]):
-        bt = ci[c, CI_BTYPE]
-        if bt == LIMIT:
-            g, nx, ny, pax, pay, pbx, pby = limit_geometry(q[ci[c, CI_VSTART]], ci[c, CI_VCOUNT], cf[c, CF_B0])
-        else:  # candidate_geometry's scalars, read here: a call with the arrays would cost more than its work
-            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-            cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
+        if ci[c, CI_BTYPE] != POLYGON:
+            continue
+        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+        cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
+        if a >= 0:
+            cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
+        bpx, bpy, cb, sb = (pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1]) if b >= 0 else (0.0, 0.0, 1.0, 0.0)
+        far = False
+        if skipping and b >= 0 and lamN[c] == 0.0:
+            # (the test written out with scalars: a helper taking the arrays cost more than the geometry)
+            ra, rb, bound = cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_BOUND]
+            speed = abs(vel[b, 0]) + abs(vel[b, 1]) + abs(omg[b]) * (bound + rb)
             if a >= 0:
-                cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
-            bpx, bpy, cb, sb = (pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1]) if b >= 0 else (0.0, 0.0, 1.0, 0.0)
-            far = False
-            if bt == POLYGON and skipping and b >= 0 and lamN[c] == 0.0:
-                # (the test written out with scalars: a helper taking the arrays cost more than the geometry)
-                ra, rb, bound = cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_BOUND]
-                speed = abs(vel[b, 0]) + abs(vel[b, 1]) + abs(omg[b]) * (bound + rb)
-                if a >= 0:
-                    arm = abs(cf[c, CF_ALX]) + abs(cf[c, CF_ALY]) + ra
-                    speed += abs(vel[a, 0]) + abs(vel[a, 1]) + abs(omg[a]) * arm
-                g, far = _out_of_reach(cx - bpx, cy - bpy, bound + ra + rb, speed, gh, threshold, bpx, bpy)
-                if far:
-                    skipped = True
-                    nx = ny = 0.0
-                    pax, pay, pbx, pby = cx, cy, cx, cy
-            if bt == POLYGON and not far:
-                v0, nv = ci[c, CI_VSTART], ci[c, CI_VCOUNT]
-                if not done[v0]:
-                    polygon_edges(verts, v0, nv, b >= 0, bpx, bpy, cb, sb, edges, v0)
-                    done[v0] = True
-                sd, nx, ny = polygon_side(cx, cy, edges, v0, nv)
-                g, nx, ny, pax, pay, pbx, pby = surface_points(sd, nx, ny, cx, cy, cf[c, CF_RA], cf[c, CF_RB])
-            elif bt != POLYGON:
-                g, nx, ny, pax, pay, pbx, pby = feature_geometry(
-                    bt, cx, cy, cf[c, CF_RA], cf[c, CF_RB], cf[c, CF_B0], cf[c, CF_B1], cf[c, CF_B2], cf[c, CF_B3],
-                    b >= 0, bpx, bpy, cb, sb, verts, ci[c, CI_VSTART], ci[c, CI_VCOUNT])
-        gap[c] = g
-        nrm[c, 0], nrm[c, 1] = nx, ny
-        pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
+                arm = abs(cf[c, CF_ALX]) + abs(cf[c, CF_ALY]) + ra
+                speed += abs(vel[a, 0]) + abs(vel[a, 1]) + abs(omg[a]) * arm
+            g, far = _out_of_reach(cx - bpx, cy - bpy, bound + ra + rb, speed, gh, threshold, bpx, bpy)
+            if far:
+                skipped = True
+                nx = ny = 0.0
+                pax, pay, pbx, pby = cx, cy, cx, cy
+        if not far:
+            v0, nv = ci[c, CI_VSTART], ci[c, CI_VCOUNT]
+            if not done[v0]:
+                polygon_edges(verts, v0, nv, b >= 0, bpx, bpy, cb, sb, edges, v0)
+                done[v0] = True
+            sd, nx, ny = polygon_side(cx, cy, edges, v0, nv)
+            g, nx, ny, pax, pay, pbx, pby = surface_points(sd, nx, ny, cx, cy, cf[c, CF_RA], cf[c, CF_RB])
+        _keep_geometry(c, g, nx, ny, pax, pay, pbx, pby, gap, nrm, pa, pb)
         if g < deepest:
             deep = True
     return skipped, deep
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _keep_geometry(c, g, nx, ny, pax, pay, pbx, pby, gap, nrm, pa, pb):
+    """Candidate c's gap, normal and points into d's arrays (no branch: compiled in, it keeps no reference
+    counts)."""
+    gap[c] = g
+    nrm[c, 0], nrm[c, 1] = nx, ny
+    pa[c, 0], pa[c, 1], pb[c, 0], pb[c, 1] = pax, pay, pbx, pby
+
+
+@njit(cache=True, inline="always")
 def _out_of_reach(dx, dy, reach, speed, gh, threshold, bpx, bpy):
     """_contact_geometry's test of a point at (dx, dy) from the origin of a polygon's body (at (bpx, bpy)):
     (the gap's lower bound, True) when the point is out of reach, else (0, False). reach: the polygon's
@@ -182,6 +236,14 @@ def _out_of_reach(dx, dy, reach, speed, gh, threshold, bpx, bpy):
 
 
 @njit(cache=True)
+def _normal_velocities_of(m, d):
+    """d.un = every candidate's normal velocity at the geometry and kinematics in d (_normal_velocities,
+    compiled in: this calls nothing, and its arrays cost no reference counts)."""
+    kin = d.kin
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
+
+
+@njit(cache=True, inline="always")
 def _normal_velocities(ci, v, pos, vel, omg, nrm, pa, pb, un):
     """un[c] = normal_velocity of every candidate, in one loop, the helpers given scalars: a call per
     candidate with these arrays would cost their reference counts, ten times the arithmetic."""
@@ -223,13 +285,13 @@ def relative_velocity(c, ci, v, pos, vel, omg, nx, ny, pax, pay, pbx, pby):
     return _along(vax - vbx, vay - vby, nx, ny)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _point_velocity(vx, vy, w, ox, oy, px, py):
     """Velocity of the world point (px, py) of a body whose origin (ox, oy) moves at (vx, vy), turning at w."""
     return vx - w * (py - oy), vy + w * (px - ox)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _along(rx, ry, nx, ny):
     """(normal, tangential) components of the relative velocity (rx, ry)."""
     return nx * rx + ny * ry, ny * rx - nx * ry

@@ -87,11 +87,48 @@ def _persistent(m, d, enabled):
     kind = np.zeros(nc, np.int64)
     rest_v = max(m.fs[FS_REST_V], 1e-9)
     for c in range(nc):
-        if enabled[c] != 0.0 and lamN[c] > 0.0 and anchor[c, AN_LOADED] != 0.0 and un[c] <= rest_v:
-            kind[c] = 1
-            if ci[c, CI_BTYPE] != LIMIT and cf[c, CF_MU] > 0.0 and status[c] == STICK:
-                kind[c] = 2
+        kind[c] = _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c],
+                        rest_v)
     return kind
+
+
+@njit(cache=True, inline="always")
+def _kind(enabled, lamN, loaded, un, btype, mu, status, rest_v):
+    """_persistent's value of a candidate, given its entries (scalars: a helper taking the arrays keeps
+    its caller's reference counts)."""
+    if enabled != 0.0 and lamN > 0.0 and loaded != 0.0 and un <= rest_v:
+        if btype != LIMIT and mu > 0.0 and status == STICK:
+            return 2
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def projection_due(m, d):
+    """False when project_positions has nothing to do: its first pass's test (no candidate deeper
+    than the tolerance, no persistent one drifted by more than DRIFT_TOL) would end it at once, having
+    changed nothing. Most steps of a resting or sliding scene, and every step in flight; the test
+    without project_positions' allocations and reference counts (it calls nothing)."""
+    gap, lamN, anchor, un, status, ci, cf, kin, nrm = d.gap, d.lamN, d.anchor, d.un, d.status, m.ci, m.cf, d.kin, d.nrm
+    nc = gap.shape[0]
+    enabled = d.ctrl[m.ai.shape[0] + nc:]
+    rest_v = max(m.fs[FS_REST_V], 1e-9)
+    gmin = 0.0
+    drift = 0.0
+    for c in range(nc):  # (project_positions' sums and tests, in its order)
+        kind = _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c], rest_v)
+        if enabled[c] != 0.0 and kind == 0 and gap[c] < gmin:
+            gmin = gap[c]
+        if kind > 0:
+            drift = max(drift, abs(gap[c]))
+    if gmin < -m.fs[FS_PROJ_TOL] or not drift <= DRIFT_TOL:  # (not <=: a NaN drift projects, as there)
+        return True
+    pos, cs = kin.pos, kin.cs
+    for c in range(nc):
+        if _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c],
+                 rest_v) == 2:
+            drift = max(drift, abs(_drift_along(ci, pos, cs, anchor, nrm, c)))
+    return not drift <= DRIFT_TOL
 
 
 @njit(cache=True)

@@ -40,8 +40,7 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
                     WL_COUNT, WL_ERR, WL_T)
-from .contact_rows import (sparse_rows_times, active_contact_rows, delassus_columns_blocks, delassus_lu,
-                           delassus_sparse)
+from .contact_rows import delassus_columns_blocks, delassus_lu, delassus_sparse, rows_into, sparse_rows_times
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -51,13 +50,13 @@ from .evaluation import complete_geometry, evaluate, evaluate_skipping, force_ja
 from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .perturbation import perturbation_power, write_perturbation
-from .projection import anchor_contacts, project_positions
+from .projection import anchor_contacts, project_positions, projection_due
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows
 from .solvers.pgs import pgs_lcp_csr
-from .tiny_problem import TINY_CONTACTS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense
+from .tiny_problem import SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense, nsgs_dense_start
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
@@ -221,7 +220,7 @@ def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock,
                 upot = project_positions(m, d, upot)
                 upot = project_loops(m, d, upot)
             keep_loop_velocities(m, d, v0)
-        elif projection and _may_project(m, d):
+        elif projection and projection_due(m, d):
             upot = project_positions(m, d, upot)
         if cols.shape[0] > 0:
             # record_step of a selection, written out here: a function holding arrays across a call of its
@@ -408,12 +407,24 @@ def update_switches(m, d):
 def activate_contacts(m, d):
     """Activation and contact rows: the candidates closing within the step (gap + γ h U <= threshold at
     its start) enter the problem, in d.act, with their sparse normal and tangent rows in d.HN, d.HT.
-    Returns (how many, whether any has friction)."""
+    Returns (how many, whether any has friction). (It holds no arrays across its calls: the work is in
+    functions that call none, whose arrays cost no reference counts.)"""
+    nact = _activation(m, d)
+    if nact == 0:  # (a scene in flight: the rows' fields are not even bound)
+        return 0, False
+    anyfric = _active_rows(m, d, nact)
+    if m.isets[IS_PROJECTION] != 0:
+        anchor_contacts(m, d, nact)
+    return nact, anyfric
+
+
+@njit(cache=True)
+def _activation(m, d):
+    """activate_contacts' test: the active candidates into d.act; returns how many."""
     h, gamma, threshold = m.fs[FS_H], m.fs[FS_GAMMA], m.fs[FS_ACTIVATION]
     projection = m.isets[IS_PROJECTION]
     gap, un, act = d.gap, d.un, d.act
     nact = 0
-    anyfric = False
     enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
     for c in range(gap.shape[0]):
         if enabled[c] == 0.0:  # a switched-off contact: the bodies pass through each other
@@ -424,11 +435,17 @@ def activate_contacts(m, d):
         if gap[c] + gamma * h * uact <= threshold:
             act[nact] = c
             nact += 1
-    if nact == 0:  # (a scene in flight: the rows' fields are not even bound)
-        return 0, False
-    ccn, cf, kin = m.ccn, m.cf, d.kin
+    return nact
+
+
+@njit(cache=True)
+def _active_rows(m, d, nact):
+    """activate_contacts' rows of d.act[:nact] and whether each has friction (d.fric); returns whether
+    any has."""
+    anyfric = False
+    ccn, cf, kin, act = m.ccn, m.cf, d.kin, d.act
     nrm, pa, pb, fric, HN, HT = d.nrm, d.pa, d.pb, d.fric, d.HN, d.HT
-    active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT)
+    rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT)
     for r in range(nact):
         c = act[r]
         tt = 0.0
@@ -437,9 +454,7 @@ def activate_contacts(m, d):
         fric[r] = cf[c, CF_MU] > 0.0 and tt > 1e-20
         if fric[r]:
             anyfric = True
-    if projection != 0:
-        anchor_contacts(m, d, nact)
-    return nact, anyfric
+    return anyfric
 
 
 @njit(cache=True)
@@ -447,11 +462,9 @@ def solve_contact_problem(m, d, nact, fric):
     """One-step problem: LCP (or, with friction, 2-D friction-contact problem interleaved [N, T] per
     contact) in the percussions of the active contacts, warm-started from the last step's, with
     Newton's law in the right-hand side. Sets d.v_new = vfree + Ŵ⁻¹Hᵀλ and the new percussions.
-    Returns (code, the candidate at fault or -1)."""
-    lamN_new, lamT_new, v_new, vfree = d.lamN_new, d.lamT_new, d.v_new, d.vfree
-    lamN_new[:] = 0.0
-    lamT_new[:] = 0.0
-    v_new[:] = vfree
+    Returns (code, the candidate at fault or -1). (The tiny path holds no arrays here: their reference
+    counts are paid by the general path only, _solve_general.)"""
+    _no_percussions(d)
     if nact == 0:
         return OK, -1
     solver = m.isets[IS_SOLVER]
@@ -460,6 +473,22 @@ def solve_contact_problem(m, d, nact, fric):
     if (tiny and const_minv and (solver == SOLVER_AUTO or (fric and solver == SOLVER_NSGS))
             and _solve_tiny(m, d, nact, fric)):
         return OK, -1
+    return _solve_general(m, d, nact, fric, solver, const_minv)
+
+
+@njit(cache=True)
+def _no_percussions(d):
+    """The step without contact problem: no percussions, v_new = v_free."""
+    lamN_new, lamT_new, v_new, vfree = d.lamN_new, d.lamT_new, d.v_new, d.vfree
+    lamN_new[:] = 0.0
+    lamT_new[:] = 0.0
+    v_new[:] = vfree
+
+
+@njit(cache=True)
+def _solve_general(m, d, nact, fric, solver, const_minv):
+    """solve_contact_problem's general path (sparse W, any solver, the fallbacks and reports)."""
+    lamN_new, lamT_new, v_new = d.lamN_new, d.lamT_new, d.v_new
     act = d.act
     n = v_new.shape[0]
     maxc = max(m.ccols.shape[1], 1)
@@ -556,7 +585,7 @@ def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0):
     return True, lam, it
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
     """The step problem's sparse rows (interleaved [N, T] per contact with friction), right-hand side
     (Newton's law in it), warm start and first active set; every entry of the first k rows written."""
@@ -622,7 +651,7 @@ def _row_dot(ccols, c, H, r, nn, x):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new):
     for r in range(nact):
         c = act[r]
@@ -637,37 +666,81 @@ def _solve_tiny(m, d, nact, fric):
     """The step problem of nact <= TINY_CONTACTS contacts with friction, or TINY_ROWS without, with
     constant M⁻¹, dense in Data's scratch (tiny_problem.py): the general path's numbers without its
     allocations (NSGS with friction, block pivoting without, as _solve). Returns False, having changed
-    no state, when it does not solve it (the general path then does, and reports or falls back)."""
+    no state, when it does not solve it (the general path then does, and reports or falls back).
+    (It holds no arrays across its calls: the work is in functions that call none, whose arrays cost
+    no reference counts; but for NSGS's sweeps, when the warm start does not solve the problem.)"""
+    _tiny_rows(m, d, nact, fric)
+    if fric:
+        st, it, err = _tiny_friction(m, d, nact)
+        if st == SWEEPS:
+            st, it, err = _tiny_sweeps(m, d, nact)
+    else:
+        st, it = _tiny_lcp(m, d, nact)
+        err = 0.0
+    return st == SOLVED and _tiny_result(m, d, nact, fric, it, err)
+
+
+@njit(cache=True)
+def _tiny_rows(m, d, nact, fric):
+    """_solve_tiny's problem: its rows, right-hand side, warm start and first active set (_problem_rows),
+    X = M⁻¹Hᵀ and the dense W in Data's tp_* scratch; with friction the warm start also as NSGS's
+    iterate (tp_vec[2])."""
     k = 2 * nact if fric else nact
     rcols, rvals, rnnz, flags, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_flags, d.tp_vec, d.tp_mu
-    qd, r0, lam, u = vec[0], vec[1], vec[2], vec[3]
+    qd, r0, lam = vec[0], vec[1], vec[2]
     _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, flags[0])
-    X, W = d.tp_X, d.tp_W
-    delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, X, W)
+    delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, d.tp_X, d.tp_W)
     if fric:
         for i in range(k):
             lam[i] = r0[i]
-        st, it, err = nsgs_dense(W, qd, mu, lam, nact, m.fs[FS_TOL], m.isets[IS_MAXIT], u)
-    else:
-        st, it = lcp_dense(W, qd, flags[0], k, 3 * nact + 10, lam, u, d.tp_idx, vec[4], d.tp_L, flags[1], flags[2])
-        err = 0.0
-    if st != SOLVED:
-        return False
+
+
+@njit(cache=True)
+def _tiny_friction(m, d, nact):
+    """NSGS on _tiny_rows' problem up to its first sweep (tiny_problem.nsgs_dense_start): (status,
+    sweeps, error), the status SWEEPS when the warm start does not meet the tolerance."""
+    W, vec, mu, tol = d.tp_W, d.tp_vec, d.tp_mu, m.fs[FS_TOL]
+    q, r, u = vec[0], vec[2], vec[3]
+    st, err, _norm, _dmax = nsgs_dense_start(W, q, mu, r, nact, tol, u)
+    return st, 0, err
+
+
+@njit(cache=True)
+def _tiny_sweeps(m, d, nact):
+    """NSGS on _tiny_rows' problem (tiny_problem.nsgs_dense), from its iterate: (status, sweeps, error)."""
+    vec = d.tp_vec
+    return nsgs_dense(d.tp_W, vec[0], d.tp_mu, vec[2], nact, m.fs[FS_TOL], m.isets[IS_MAXIT], vec[3])
+
+
+@njit(cache=True)
+def _tiny_lcp(m, d, nact):
+    """Block pivoting on _tiny_rows' frictionless problem (tiny_problem.lcp_dense): (status, solves)."""
+    vec, flags = d.tp_vec, d.tp_flags
+    return lcp_dense(d.tp_W, vec[0], flags[0], nact, 3 * nact + 10, vec[2], vec[3], d.tp_idx, vec[4], d.tp_L,
+                     flags[1], flags[2])
+
+
+@njit(cache=True)
+def _tiny_result(m, d, nact, fric, it, err):
+    """_solve_tiny's answer into the state: v_new += X λ and the percussions, the statistics; False, having
+    changed nothing, if λ is not finite."""
+    k = 2 * nact if fric else nact
+    lam, X, v_new, stats, act, lamN_new, lamT_new = d.tp_vec[2], d.tp_X, d.v_new, d.stats, d.act, d.lamN_new, d.lamT_new
+    finite = True  # (one return: a leaf's early returns keep reference counts)
     for i in range(k):
         if not np.isfinite(lam[i]):
-            return False
-    stats = d.stats
-    if it > stats[ST_MAXITER]:
-        stats[ST_MAXITER] = it
-    stats[ST_LASTERR] = err
-    v_new = d.v_new
-    for s in range(k):  # v_new += X λ, per coordinate in the order of the rows (as the general path)
-        lr = lam[s]
-        if lr != 0.0:
-            for i in range(v_new.shape[0]):
-                v_new[i] += X[i, s] * lr
-    _keep_percussions(d.act, nact, fric, lam, d.lamN_new, d.lamT_new)
-    return True
+            finite = False
+    if finite:
+        if it > stats[ST_MAXITER]:
+            stats[ST_MAXITER] = it
+        stats[ST_LASTERR] = err
+        for s in range(k):  # v_new += X λ, per coordinate in the order of the rows (as the general path)
+            lr = lam[s]
+            if lr != 0.0:
+                for i in range(v_new.shape[0]):
+                    v_new[i] += X[i, s] * lr
+        _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new)
+    return finite
 
 
 @njit(cache=True)
@@ -768,20 +841,6 @@ def record_step(m, d, rows, step, upot, record):
     elif not (np.isfinite(upot) and np.isfinite(d.energy.sum())):
         return NOT_FINITE, -1
     return OK, -1
-
-
-@njit(cache=True)
-def _may_project(m, d):
-    """False when projection.project_positions has nothing to do (it would return at once): no
-    enabled contact pushed in the step (none can be persistent) and none deeper than the tolerance.
-    Most steps of a scene in flight: its allocations and kinetic energy are then not paid."""
-    gap, lamN = d.gap, d.lamN
-    enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
-    tol = m.fs[FS_PROJ_TOL]
-    for c in range(gap.shape[0]):
-        if enabled[c] != 0.0 and (lamN[c] > 0.0 or gap[c] < -tol):
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -917,7 +976,7 @@ def _write_loops(m, d, row):
         col += N_LOOP_SIGNALS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _restitution(e, u, projection, rest_v):
     """The e in Newton's law U+ + e U- >= 0 of one active contact.
 

@@ -25,7 +25,7 @@ TINY_CONTACTS = 2  # contacts with friction in a problem solved here (2 rows eac
 TINY_ROWS = 16  # rows of a problem solved here (Data.tp_* are sized for it): frictionless contacts up to it
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W):
     """X[:, :k] = M⁻¹Hᵀ and W[:k, :k] = H X for the k sparse rows H (rcols, rvals, rnnz) and M⁻¹ in
     compressed sparse rows: every entry the sum delassus_csr makes, in its order (the entries it
@@ -42,7 +42,7 @@ def delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W):
     sparse_rows_times_into(rcols, rvals, rnnz, X, k, k, W)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _matvec_plus(W, x, q, k, out):
     """out = q + W x (q first, then the columns in ascending order, as csr_matvec_plus)."""
     for i in range(k):
@@ -52,32 +52,48 @@ def _matvec_plus(W, x, q, k, out):
         out[i] = s
 
 
+SWEEPS = -1  # nsgs_dense_start's status when the warm start does not meet the tolerance
+
+
+@njit(cache=True, inline="always")
+def nsgs_dense_start(W, q, mu, r, nc, tol, u):
+    """nsgs_dense up to its first sweep: the input check, the warm start made admissible and its error.
+    Returns (status, error, norm, largest diagonal entry): SOLVED when the warm start meets tol (no
+    sweep), BAD_INPUT, or SWEEPS. (Compiled into its callers: stepper._tiny_friction calls nothing, so
+    its arrays cost no reference counts; the sweeps are another call.)"""
+    m = 2 * nc
+    finite = True
+    for i in range(m):
+        finite = finite and np.isfinite(q[i])
+    st, err, norm, dmax = BAD_INPUT, np.inf, 1.0, 0.0  # (one return: early ones keep the caller's reference counts)
+    if finite and nc == 0:
+        st, err = SOLVED, 0.0
+    elif finite:
+        qn = 0.0
+        for i in range(m):
+            qn = max(qn, abs(q[i]))
+            dmax = max(dmax, W[i, i])
+        norm = max(1.0, qn)
+        for c in range(nc):
+            if not (W[2 * c, 2 * c] > 1e-14 * dmax):  # it acts on nothing (as nsgs_fc2d_csr's skip)
+                r[2 * c] = 0.0
+                r[2 * c + 1] = 0.0
+            elif r[2 * c] < 0.0:
+                r[2 * c] = 0.0
+        _matvec_plus(W, r, q, m, u)
+        err = _contact_errors(u, r, mu, nc) / norm
+        st = SOLVED if err <= tol else SWEEPS
+    return st, err, norm, dmax
+
+
 @njit(cache=True)
 def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
     """nsgs_fc2d_csr on a dense W of 2 nc rows [N1, T1, N2, T2], r warm start in and solution out, u
     scratch. Returns (status, iterations, error) as nsgs_fc2d_csr (BAD_INPUT for a non-finite q)."""
+    st, err, norm, dmax = nsgs_dense_start(W, q, mu, r, nc, tol, u)
+    if st != SWEEPS:
+        return st, 0, err
     m = 2 * nc
-    for i in range(m):
-        if not np.isfinite(q[i]):
-            return BAD_INPUT, 0, np.inf
-    if nc == 0:
-        return SOLVED, 0, 0.0
-    qn = 0.0
-    dmax = 0.0
-    for i in range(m):
-        qn = max(qn, abs(q[i]))
-        dmax = max(dmax, W[i, i])
-    norm = max(1.0, qn)
-    for c in range(nc):
-        if not (W[2 * c, 2 * c] > 1e-14 * dmax):  # it acts on nothing (as nsgs_fc2d_csr's skip)
-            r[2 * c] = 0.0
-            r[2 * c + 1] = 0.0
-        elif r[2 * c] < 0.0:
-            r[2 * c] = 0.0
-    _matvec_plus(W, r, q, m, u)
-    err = _contact_errors(u, r, mu, nc) / norm
-    if err <= tol:
-        return SOLVED, 0, err
     r1 = r2 = rx = ux = np.empty(0)  # nsgs_fc2d_csr's extrapolation, allocated if a problem gets there
     it = 0
     while it < max_iter:
@@ -121,7 +137,7 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
     return (SOLVED if err <= tol else ITERATION_CAP), it, err
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
     """bpp's _solve_sub on a dense W: z_F = -W_FF⁻¹ q_F, z = 0 elsewhere (band storage: the entries
     the sparse W lacks are zeros, which change no sum). False if unusable."""
@@ -160,11 +176,12 @@ def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
     """bpp_lcp_csr (a plain LCP, no equality rows) on a dense W of k rows: 0 <= z ⊥ q + W z >= 0,
     warm-started from the active set active0; z, w (= q + W z), idx, b, L, F, dropped are scratch.
-    Returns (status, principal solves) as bpp_lcp_csr."""
+    Returns (status, principal solves) as bpp_lcp_csr. (Compiled into its caller with what it calls:
+    stepper._tiny_lcp then calls nothing, and its arrays cost no reference counts.)"""
     for i in range(k):
         if not np.isfinite(q[i]):
             return BAD_INPUT, 0

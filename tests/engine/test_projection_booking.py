@@ -8,7 +8,7 @@ import pytest
 from nsgui.engine import Simulator, compile_scene
 from nsgui.engine.codes import ACC_PROJECTION
 from nsgui.engine.evaluation import evaluate
-from nsgui.engine.projection import project_positions
+from nsgui.engine.projection import project_positions, projection_due
 from tests.helpers import example
 
 
@@ -58,3 +58,33 @@ def test_a_projection_with_nothing_to_move_changes_nothing(steps):
     assert project_positions(m, ds, upot) == upot
     for a, b in zip(before, (d.q, d.v, d.energy, d.gap)):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name, steps", [("sliding_box", 300), ("sliding_box", 1200), ("box_pyramid", 400),
+                                         ("rocking_block", 200)])
+def test_projection_due_is_false_exactly_when_a_projection_would_change_nothing(name, steps):
+    """projection_due (the stepper's test before it calls project_positions) against project_positions
+    itself: at a run's state and at that state moved by 1e-12 to 1e-4 m (persistent contacts drifted
+    or not, bodies pushed into the ground), the projection changes q, v or the energy if and only if
+    projection_due said it would."""
+    model = compile_scene(example(name))
+    sim = Simulator(model)
+    sim.run(steps)
+    d, (m, ds) = sim._data, sim._args
+    q0, v0, e0 = d.q.copy(), d.v.copy(), d.energy.copy()
+    rng = np.random.default_rng(13)
+    seen = set()
+    for size in (0.0, 1e-12, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4):
+        for _ in range(3):
+            d.q[:], d.v[:], d.energy[:] = q0, v0, e0
+            d.q[:] += size * rng.standard_normal(q0.shape[0])
+            upot = evaluate(m, ds, True)
+            due = projection_due(m, ds)
+            before = [a.copy() for a in (d.q, d.v, d.energy)]
+            upot1 = project_positions(m, ds, upot)
+            changed = any(not np.array_equal(a, b) for a, b in zip(before, (d.q, d.v, d.energy)))
+            assert changed == due, (size, due)
+            if not due:
+                assert upot1 == upot
+            seen.add(due)
+    assert seen == {False, True}

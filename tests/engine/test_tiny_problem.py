@@ -14,7 +14,7 @@ from nsgui.engine.contact_rows import delassus_csr
 from nsgui.engine.solvers._linalg import csr_symmetric, csr_transpose
 from nsgui.engine.solvers.bpp import bpp_lcp_csr
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
-from nsgui.engine.tiny_problem import TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense
+from nsgui.engine.tiny_problem import SWEEPS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense, nsgs_dense_start
 from nsgui.scene import load_scene
 from tests.helpers import SCENES
 
@@ -107,6 +107,31 @@ def test_dense_tiny_problem_is_the_general_paths_answer(seed):
     np.testing.assert_allclose(rd, rg, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(q).max()))
     if sd == SOLVED:
         _assert_coulomb(H @ Minv @ H.T, q[:k], mu[:nc], rd, 1e-8)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_warm_start_test_then_sweeps_is_one_nsgs_dense_call(seed):
+    """stepper._solve_tiny runs nsgs_dense_start (its warm-start test, without a call) and, when that
+    does not settle the problem, nsgs_dense from the iterate it left: the same status, iterations, error
+    and percussions as one nsgs_dense call from the warm start, bit for bit (the start is idempotent)."""
+    rng = np.random.default_rng(100 + seed)
+    nc = 1 + seed % 2
+    n = int(rng.integers(2, 7))
+    mptr, mcol, mval, _Minv = _minv_csr(rng, n)
+    rcols, rvals, rnnz, q, mu, r0 = _random_problem(rng, nc, n)
+    if seed % 4 == 3:  # the previous step's answer as the warm start: settled without a sweep
+        r0 = _dense(rcols, rvals, rnnz, 2 * nc, mptr, mcol, mval, n, q, mu[:nc], r0)[0]
+        r0 = np.concatenate([r0, np.zeros(4 - 2 * nc)])
+    X, W = np.zeros((n, 4)), np.zeros((4, 4))
+    delassus_dense(rcols, rvals, rnnz, 2 * nc, mptr, mcol, mval, X, W)
+    r_one, u_one = r0.copy(), np.zeros(4)
+    one = nsgs_dense(W, q, mu[:nc], r_one, nc, TOL, 1000, u_one)
+    r_two, u_two = r0.copy(), np.zeros(4)
+    status, err, _norm, _dmax = nsgs_dense_start(W, q, mu[:nc], r_two, nc, TOL, u_two)
+    two = (status, 0, err) if status != SWEEPS else nsgs_dense(W, q, mu[:nc], r_two, nc, TOL, 1000, u_two)
+    assert one == two
+    np.testing.assert_array_equal(r_one, r_two)
+    assert (status == SOLVED) == (one[1] == 0)
 
 
 def test_non_finite_right_hand_side_is_left_to_the_general_path():

@@ -6,7 +6,7 @@ import numpy as np
 import numba
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def lu_solve_inplace(A, b):
     """Solve A x = b by Gaussian elimination with partial pivoting.
 
@@ -58,7 +58,7 @@ def lu_solve_inplace(A, b):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def band_cholesky_solve_inplace(L, bw, b, dropped):
     """Solve S x = b for symmetric PSD S given in lower band storage, in O(n bw^2).
 
