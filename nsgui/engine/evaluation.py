@@ -127,7 +127,7 @@ def _contact_geometry(m, d, skipping):
     return skipped, deep
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point_geometry(m, d):
     """_contact_geometry of every candidate but those against a polygon: returns (whether one lies
     deeper than the projection tolerance, whether there are candidates against a polygon)."""

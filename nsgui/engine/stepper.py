@@ -300,6 +300,8 @@ def free_velocity_of_inputs(m, d):
         force_jacobians(m, d)
     if m.isets[IS_IMPLICIT] != 0:
         add_actuator_jacobians(m, d, d.K, d.C)
+    if d.v.shape[0] == 2:  # (a double pendulum: the rest in one function that calls nothing)
+        return OK if _free_velocity_two(m, d) else SINGULAR
     _iteration_matrix(m, d)
     if not lu_factor_inplace(d.What, d.piv):
         return SINGULAR
@@ -357,6 +359,58 @@ def _free_rhs(m, d):
     hth = h * theta
     for i in range(n):
         rhs[i] = h * (F[i] + Qact[i] + hth * Kv[i])
+
+
+@njit(cache=True, error_model="numpy")
+def _free_velocity_two(m, d):
+    """free_velocity_of_inputs' last part for two coordinates, from the Jacobians on: _iteration_matrix,
+    lu_factor_inplace, _free_rhs, lu_solve_factored and _add_velocity written out, the same operations
+    in the same order, in a function that calls nothing: their five calls and the arrays' reference
+    counts cost as much as the work. Returns False where lu_factor_inplace does (Ŵ singular), d.What
+    and d.piv then as it leaves them, d.vfree unchanged. (Written with selects, not branches: an array
+    last used on one branch only keeps its reference counts; the numpy error model, so that a quotient
+    computed and not used on a singular Ŵ does not raise, which also keeps them.)"""
+    h, theta = m.fs[FS_H], m.fs[FS_THETA]
+    M, C, K, A, piv = d.M, d.C, d.K, d.What, d.piv
+    v, F, Qact, Kv, x = d.v, d.F, d.Qact, d.fd_Fp, d.vfree
+    for i in range(2):  # _iteration_matrix
+        for j in range(2):
+            A[i, j] = M[i, j] - h * theta * C[i, j] - h * h * theta * theta * K[i, j]
+    amax = 0.0  # lu_factor_inplace, n = 2
+    for i in range(2):
+        for j in range(2):
+            amax = max(amax, abs(A[i, j]))
+    tiny = 1e-14 * amax
+    a00, a01, a10, a11 = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+    p = 0
+    pv = abs(a00)
+    if abs(a10) > pv:
+        pv = abs(a10)
+        p = 1
+    ok = amax != 0.0 and not pv <= tiny  # its first column: piv[0], the rows swapped, the multiplier
+    if p != 0:
+        a00, a01, a10, a11 = a10, a11, a00, a01
+    f = a10 * (1.0 / a00)
+    if f != 0.0:
+        a11 -= f * a01
+    piv[0] = p if ok else piv[0]
+    A[0, 0], A[0, 1] = (a00, a01) if ok else (A[0, 0], A[0, 1])
+    A[1, 0], A[1, 1] = (f, a11) if ok else (A[1, 0], A[1, 1])
+    ok = ok and not abs(a11) <= tiny  # its second column
+    piv[1] = 1 if ok else piv[1]
+    kv0 = _fma(K[0, 0], v[0], K[0, 1] * v[1])  # _free_rhs
+    kv1 = _fma(K[1, 0], v[0], K[1, 1] * v[1])
+    Kv[0], Kv[1] = (kv0, kv1) if ok else (Kv[0], Kv[1])
+    hth = h * theta
+    b0 = h * (F[0] + Qact[0] + hth * kv0)
+    b1 = h * (F[1] + Qact[1] + hth * kv1)
+    if p != 0:  # lu_solve_factored
+        b0, b1 = b1, b0
+    b1 = b1 - f * b0
+    b1 = b1 / a11
+    b0 = (b0 - a01 * b1) / a00
+    x[0], x[1] = (v[0] + b0, v[1] + b1) if ok else (x[0], x[1])  # _add_velocity
+    return ok
 
 
 @njit(cache=True)
@@ -482,7 +536,8 @@ def _no_percussions(d):
     lamN_new, lamT_new, v_new, vfree = d.lamN_new, d.lamT_new, d.v_new, d.vfree
     lamN_new[:] = 0.0
     lamT_new[:] = 0.0
-    v_new[:] = vfree
+    for i in range(v_new.shape[0]):  # (not v_new[:] = vfree: its size check's raise kept the reference counts)
+        v_new[i] = vfree[i]
 
 
 @njit(cache=True)
@@ -726,20 +781,27 @@ def _tiny_result(m, d, nact, fric, it, err):
     changed nothing, if λ is not finite."""
     k = 2 * nact if fric else nact
     lam, X, v_new, stats, act, lamN_new, lamT_new = d.tp_vec[2], d.tp_X, d.v_new, d.stats, d.act, d.lamN_new, d.lamT_new
-    finite = True  # (one return: a leaf's early returns keep reference counts)
+    finite = True
     for i in range(k):
         if not np.isfinite(lam[i]):
             finite = False
-    if finite:
-        if it > stats[ST_MAXITER]:
-            stats[ST_MAXITER] = it
-        stats[ST_LASTERR] = err
-        for s in range(k):  # v_new += X λ, per coordinate in the order of the rows (as the general path)
-            lr = lam[s]
-            if lr != 0.0:
-                for i in range(v_new.shape[0]):
-                    v_new[i] += X[i, s] * lr
-        _keep_percussions(act, nact, fric, lam, lamN_new, lamT_new)
+    # (one return, and every array's last use on every path, written with selects and loops of no turn:
+    # an array last used on one branch only keeps its reference counts)
+    mx = stats[ST_MAXITER]
+    stats[ST_MAXITER] = it if finite and it > mx else mx
+    stats[ST_LASTERR] = err if finite else stats[ST_LASTERR]
+    for s in range(k if finite else 0):  # v_new += X λ, per coordinate in the order of the rows (as the general path)
+        lr = lam[s]
+        if lr != 0.0:
+            for i in range(v_new.shape[0]):
+                v_new[i] += X[i, s] * lr
+    for r in range(nact if finite else 0):  # _keep_percussions written out (compiled in, it kept the counts)
+        c = act[r]
+        if fric:
+            lamN_new[c] = lam[2 * r]
+            lamT_new[c] = lam[2 * r + 1]
+        else:
+            lamN_new[c] = lam[r]
     return finite
 
 
@@ -753,9 +815,16 @@ def update_positions(m, d):
     for j in range(q.shape[0]):  # no temporary arrays: the same arithmetic per coordinate
         vth[j] = theta * v_new[j] + (1.0 - theta) * v[j]
         q_new[j] = q[j] + h * vth[j]
-    code, col = check_state(v_new, m.layout.v, d.stats)
-    if code == OK:
-        code, col = check_state(q_new, m.layout.q, d.stats)
+    # check_state of v_new, then of q_new, written out: a call holding these arrays kept their reference
+    # counts (9 a step); one return
+    n, lv, lq, stats = q.shape[0], m.layout.v, m.layout.q, d.stats
+    code, col = OK, -1
+    for j in range(2 * n):  # (the first bad entry: no break, whose second exit kept the counts)
+        x = v_new[j] if j < n else q_new[j - n]
+        if code == OK and (not np.isfinite(x) or abs(x) > RUNAWAY_BOUND):
+            stats[ST_BADVALUE] = x
+            code = RUNAWAY if np.isfinite(x) else NOT_FINITE
+            col = lv + j if j < n else lq + j - n
     return code, col
 
 

@@ -65,24 +65,25 @@ def nsgs_dense_start(W, q, mu, r, nc, tol, u):
     finite = True
     for i in range(m):
         finite = finite and np.isfinite(q[i])
-    st, err, norm, dmax = BAD_INPUT, np.inf, 1.0, 0.0  # (one return: early ones keep the caller's reference counts)
-    if finite and nc == 0:
-        st, err = SOLVED, 0.0
-    elif finite:
-        qn = 0.0
-        for i in range(m):
-            qn = max(qn, abs(q[i]))
-            dmax = max(dmax, W[i, i])
-        norm = max(1.0, qn)
-        for c in range(nc):
-            if not (W[2 * c, 2 * c] > 1e-14 * dmax):  # it acts on nothing (as nsgs_fc2d_csr's skip)
-                r[2 * c] = 0.0
-                r[2 * c + 1] = 0.0
-            elif r[2 * c] < 0.0:
-                r[2 * c] = 0.0
-        _matvec_plus(W, r, q, m, u)
-        err = _contact_errors(u, r, mu, nc) / norm
-        st = SOLVED if err <= tol else SWEEPS
+    # (one return, and every array used on every path, by loops of no turn when q is not finite: compiled
+    # in, early returns or arrays used on one branch only keep the caller's reference counts)
+    mm = m if finite else 0
+    qn = dmax = 0.0
+    for i in range(mm):
+        qn = max(qn, abs(q[i]))
+        dmax = max(dmax, W[i, i])
+    norm = max(1.0, qn)
+    for c in range(mm // 2):
+        if not (W[2 * c, 2 * c] > 1e-14 * dmax):  # it acts on nothing (as nsgs_fc2d_csr's skip)
+            r[2 * c] = 0.0
+            r[2 * c + 1] = 0.0
+        elif r[2 * c] < 0.0:
+            r[2 * c] = 0.0
+    _matvec_plus(W, r, q, mm, u)
+    err = _contact_errors(u, r, mu, mm // 2) / norm
+    st = SOLVED if err <= tol else SWEEPS
+    if not finite:
+        st, err = BAD_INPUT, np.inf
     return st, err, norm, dmax
 
 

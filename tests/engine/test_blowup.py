@@ -94,3 +94,33 @@ def test_cli_prints_one_line_and_keeps_only_finite_rows(tmp_path):
     data = read_csv(out)
     assert len(data["t"]) == first_runaway_step()
     assert all(np.all(np.isfinite(x)) for x in data.values())
+
+
+def test_update_positions_names_the_first_bad_entry_as_check_state():
+    """stepper.update_positions' test written out (v_new, then q_new) gives check_state's code, column and
+    kept value: bad entries (NaN, inf, beyond RUNAWAY_BOUND) put at random places of either."""
+    from nsgui.engine import stepper as st
+    sim = Simulator(compile_scene(speck_scene()))
+    m, d = sim._args
+    dat = sim._data
+    rng = np.random.default_rng(5)
+    n = dat.q.shape[0]
+    codes = set()
+    for trial in range(300):
+        dat.q[:] = rng.normal(size=n)
+        dat.v[:] = rng.normal(size=n)
+        dat.v_new[:] = rng.normal(size=n)
+        for _ in range(rng.integers(0, 3)):
+            which = dat.v_new if rng.random() < 0.5 else dat.v
+            which[rng.integers(n)] = rng.choice([np.nan, np.inf, -np.inf, 2.0 * RUNAWAY_BOUND, -2.0 * RUNAWAY_BOUND])
+        stats = dat.stats.copy()
+        code, col = st.update_positions(m, d)
+        got_stats = dat.stats.copy()
+        dat.stats[:] = stats
+        want = st.check_state(dat.v_new, sim.model.layout.v, dat.stats)
+        if want[0] == st.OK:
+            want = st.check_state(dat.q_new, sim.model.layout.q, dat.stats)
+        assert (code, col) == want, trial
+        assert np.array_equal(got_stats, dat.stats, equal_nan=True)
+        codes.add(code)
+    assert {st.OK, st.RUNAWAY, st.NOT_FINITE} <= codes

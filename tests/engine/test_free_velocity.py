@@ -11,6 +11,7 @@ import numpy as np
 from nsgui.engine import Simulator, compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.evaluation import evaluate
+from nsgui.engine.solvers._linalg import lu_factor_inplace, lu_solve_factored
 from nsgui.scene import scene_from_dict
 from tests.helpers import example_dict
 
@@ -52,3 +53,48 @@ def test_two_coordinate_kv_is_one_fused_rounding():
         assert st.free_velocity_of_inputs(m, d) == st.OK
         # d.fd_Fp holds the step's K v (the Jacobians are left in d.K)
         assert np.array_equal(dat.fd_Fp, _fused_kv(dat.K, dat.v)), "K v is not K[i,0] v[0] fused onto fl(K[i,1] v[1])"
+
+
+def _general_free_velocity(m, d, dat):
+    """free_velocity_of_inputs' steps after the Jacobians as for any number of coordinates (what
+    _free_velocity_two writes out for two): (whether Ŵ factored, then d.What, d.piv, d.fd_Fp, d.vfree)."""
+    st._iteration_matrix(m, d)
+    ok = lu_factor_inplace(dat.What, dat.piv)
+    if ok:
+        st._free_rhs(m, d)
+        lu_solve_factored(dat.What, dat.piv, dat.vfree)
+        st._add_velocity(d)
+    return ok
+
+
+def test_two_coordinates_written_out_equal_the_general_steps_bit_for_bit():
+    """stepper._free_velocity_two against _iteration_matrix, lu_factor_inplace, _free_rhs, lu_solve_factored
+    and _add_velocity: the same flag and the same bits in Ŵ's factors, the pivots, K v and v_free, on
+    random states and Jacobians, either row as the pivot, and singular Ŵ (zero; singular after the first
+    column), where both stop at the same place."""
+    rng = np.random.default_rng(13)
+    outputs = ("What", "piv", "fd_Fp", "vfree")
+    seen = set()
+    for trial in range(400):
+        _model, m, d, dat = _pendulum_at(rng)
+        dat.M[:, :] = rng.normal(size=(2, 2)) * 10.0 ** rng.uniform(-2, 2)
+        dat.C[:, :] = rng.normal(size=(2, 2)) * 10.0 ** rng.uniform(-2, 3)
+        dat.K[:, :] = rng.normal(size=(2, 2)) * 10.0 ** rng.uniform(-2, 5)
+        dat.F[:] = rng.normal(size=2)
+        if trial % 10 == 1:  # Ŵ = 0
+            dat.M[:, :] = dat.C[:, :] = dat.K[:, :] = 0.0
+        elif trial % 10 == 2:  # rank one: singular at the second column
+            dat.M[:, :] = np.outer(rng.normal(size=2), rng.normal(size=2))
+            dat.C[:, :] = dat.K[:, :] = 0.0
+        start = {name: getattr(dat, name).copy() for name in outputs}
+        ok_general = _general_free_velocity(m, d, dat)
+        general = {name: getattr(dat, name).copy() for name in outputs}
+        for name in outputs:
+            getattr(dat, name)[...] = start[name]
+        ok_two = st._free_velocity_two(m, d)
+        assert ok_two == ok_general
+        for name in outputs:
+            got, want = getattr(dat, name), general[name]
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (trial, name, got, want)
+        seen.add((ok_general, int(dat.piv[0]) if ok_general else -1))
+    assert {(True, 0), (True, 1), (False, -1)} <= seen

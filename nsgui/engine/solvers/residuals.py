@@ -73,11 +73,11 @@ def fc2d_largest_residual(u, r, mu, nc):
     its callers, with fc2d_contact_residual: a caller that calls nothing else keeps its arrays
     without reference counts (stepper._tiny_friction)."""
     res = 0.0
-    for c in range(nc):  # (one return: compiled into a caller, early returns keep its reference counts)
-        e = fc2d_contact_residual(r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1], mu[c])
-        if not np.isfinite(e):
-            res = np.inf
-            break
-        if e > res:
-            res = e
+    for c in range(nc):  # (one return, no break: compiled into a caller, either keeps its reference counts)
+        if res != np.inf:
+            e = fc2d_contact_residual(r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1], mu[c])
+            if not np.isfinite(e):
+                res = np.inf
+            elif e > res:
+                res = e
     return res
