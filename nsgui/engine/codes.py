@@ -131,11 +131,17 @@ N_ACC = 6
 ST_IMPACTS, ST_MINGAP, ST_WARNINGS, ST_MAXITER, ST_LASTERR, ST_STEPS, ST_BADVALUE = range(7)
 N_STATS = 7
 # kernel return codes; for NOT_FINITE and RUNAWAY the value returned with it is the signal column
-# at fault, for the others the contact candidate (or -1); WARNINGS_FULL: no failure, the call stopped
-# after a step because its solver-warning log is full (the caller empties it and goes on)
-OK, SOLVER_FAILED, NOT_FINITE, SINGULAR, RUNAWAY, WARNINGS_FULL = range(6)
+# at fault, for the others the contact candidate (or -1); WARNINGS_FULL, EVENTS_FULL: no failure, the
+# call stopped after a step because its solver-warning log or its event log is full (the caller
+# empties it and goes on)
+OK, SOLVER_FAILED, NOT_FINITE, SINGULAR, RUNAWAY, WARNINGS_FULL, EVENTS_FULL = range(7)
 # a solver-warning log row (stepper.run_steps): the step's end time, its warnings, the last error
 WL_T, WL_COUNT, WL_ERR = range(3)
+# an event log row (stepper.run_steps, impact_events.py): a contact whose status changed in a step, or
+# that had an impact: the step's end time, the contact, its new and old status, and for an impact the
+# normal velocity before and after the step (m/s), the normal percussion (N·s), the energy it took (J)
+EL_T, EL_CONTACT, EL_STATUS, EL_OLD, EL_UN_PRE, EL_UN_POST, EL_PERCUSSION, EL_LOST = range(8)
+N_EL = 8
 # a coordinate or velocity beyond ±RUNAWAY_BOUND (SI units: m, rad, m/s, rad/s) is a blow-up, stopped
 # where it starts rather than when its overflow poisons an unrelated contact problem many steps later
 RUNAWAY_BOUND = 1e8

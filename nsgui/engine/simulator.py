@@ -7,8 +7,7 @@ import numpy as np
 from . import codes
 from . import stepper as st
 from .codes import STATUS_NAMES
-from .arrays import Kinematics, new_data, to_struct
-from .impact_rows import normal_rows
+from .arrays import new_data, to_struct
 from .compile import Model
 from .control.external import ExternalController, steps_until_next_sample
 from .control.python_block import PythonBlock
@@ -96,13 +95,11 @@ def unpack_states(block):
 
 
 class Selection:
-    """What the kernel records for run(signals=...): the columns asked for (cols), the ROW_* groups
-    they need (parts), and the columns the events read (ecols: t, q, v and the contacts' pn and
-    status), recorded beside them into a buffer the simulator reuses from call to call."""
+    """What the kernel records for run(signals=...): the columns asked for (cols) and the ROW_* groups
+    they need (parts). (The events need no column: the kernel logs them, impact_events.py.)"""
 
-    def __init__(self, cols, ecols, parts, width):
-        self.cols, self.ecols, self.parts, self.width = cols, ecols, parts, width
-        self._extra = np.empty((0, len(ecols)))
+    def __init__(self, cols, parts):
+        self.cols, self.parts = cols, parts
 
     @classmethod
     def of(cls, model, names, signals):
@@ -114,23 +111,7 @@ class Selection:
         if not signals:
             raise ValueError("run(signals=...): the list of signals is empty (record=False records none)")
         cols = np.array([index[s] for s in signals], np.int64)
-        lay = model.layout
-        ecols = np.empty(0, np.int64)
-        if model.ncontacts:
-            ecols = np.concatenate([np.arange(lay.energy, dtype=np.int64), lay.contact_columns("pn"),
-                                    lay.contact_columns("status")]).astype(np.int64)
-        return cls(cols, ecols, lay.parts_of(np.concatenate([cols, ecols])), len(names))
-
-    def extra_rows(self, nsteps):
-        if len(self._extra) < nsteps:
-            self._extra = np.empty((nsteps, len(self.ecols)))
-        return self._extra[:nsteps]
-
-    def full_row(self, extra_row):
-        """A row of every signal holding one extra row's columns (NaN elsewhere)."""
-        row = np.full(self.width, np.nan)
-        row[self.ecols] = extra_row
-        return row
+        return cls(cols, model.layout.parts_of(cols))
 
 
 class Simulator:
@@ -147,8 +128,10 @@ class Simulator:
         self._pushes = scene_pushes(model)   # timed impulses (pushes.py), applied between kernel calls
         # snapshots taken by the kernel: [next due time, interval (0 = off), count in this call]
         self._snap_clock = np.array([np.inf, 0.0, 0.0])
-        self._status_cols = None  # columns of the contact statuses in a row (set on first use)
-        self._impact_kin = None  # scratch kinematics of the impacts' normal rows (set on first use)
+        # the kernel's contact-event log (impact_events.py), made on a recording run's first call and
+        # grown when a call fills it; a run that records nothing logs none (a header row alone)
+        self._event_log = None
+        self._no_events = np.zeros((1, codes.N_EL))
         self._snapshots = []
         # the event-driven integrator's own state (None: time stepping)
         self._event_driven = model.scene.settings.integrator == "event_driven"
@@ -194,15 +177,6 @@ class Simulator:
     def _refresh_row(self):
         st.state_row(*self._args, self._row_buf, False)
         self._row_stale = False
-
-    def _tqv_row(self):
-        """A row holding the current t, q and v (its first columns; NaN elsewhere)."""
-        d, n = self._data, self.model.nq
-        row = np.full(len(self.signal_names), np.nan)
-        row[0] = d.t[0]
-        row[self._layout.q:self._layout.q + n] = d.q
-        row[self._layout.v:self._layout.v + n] = d.v
-        return row
 
     @property
     def t(self):
@@ -507,20 +481,14 @@ class Simulator:
         if rows is None or not record:
             width = len(self.signal_names) if sel is None else len(sel.cols)
             rows = np.empty((nsteps if record else 0, width))
-        prev_status = self._data.status.copy()
-        # the state before this call (impacts' velocities before: t, q, v are what is read)
-        prev_row = self._tqv_row() if self._row_stale else self._row_buf.copy()
         n_events = len(self._events) + self._events_dropped
         prev_warnings = stats[codes.ST_WARNINGS]
         snaps = self._snapshot_buffer(nsteps)
         self._snap_clock[2] = 0
         if self._ed is not None:
             code, done, cand = self._run_event_driven(nsteps, rows, snaps)
-        elif sel is not None and record:
-            extra = sel.extra_rows(nsteps)
-            code, done, cand = self._time_steps(nsteps, rows, snaps, sel, extra)
         else:
-            code, done, cand = self._time_steps(nsteps, rows, snaps)
+            code, done, cand = self._time_steps(nsteps, rows, snaps, sel if record else None, record)
         if self._snap_clock[2]:  # (a selection's rows are not whole rows: its snapshots carry none)
             self._keep_snapshots(snaps, rows if sel is None else rows[:0], self.step_count)
         self.step_count += done
@@ -528,12 +496,8 @@ class Simulator:
         if record and done and sel is None:
             self._row_buf[:] = rows[done - 1]
             self._row_stale = False
-            if self._ed is None:
-                self._collect_events(rows[:done], prev_status, prev_row)
         elif done:
             self._row_stale = True
-            if record and sel.ecols.size:
-                self._collect_events(extra[:done], prev_status, prev_row, sel)
         if warned:  # the call's events in the order of their steps, whatever the calls' lengths
             new = max(0, n_events - self._events_dropped)
             self._events[new:] = sorted(self._events[new:], key=lambda e: e.t)
@@ -587,38 +551,64 @@ class Simulator:
         self._events.append(Event(self.t, "time_stepping", name,
                                   f"events crowd{f' at {name}' if name else ''}: time stepping for "
                                   f"{k * m.dt:.3g} s, then event-driven again"))
-        prev_status, prev_row = d.status.copy(), (rows[done - 1] if done and len(rows) else self._row).copy()
         piece = rows[done:done + k] if len(rows) else rows
-        code, k_done, cand = self._time_steps(k, piece, snaps, first=done)
-        if len(rows) and k_done:
-            self._collect_events(piece[:k_done], prev_status, prev_row)
+        code, k_done, cand = self._time_steps(k, piece, snaps, events=len(rows) > 0, first=done)
         self._ed[:] = 0.0  # the integrator starts afresh from the state time stepping reached
         return code, k_done, cand
 
     WARNING_LOG_ROWS = 64  # a kernel call stops after the step that fills the log, and is called again
 
-    def _time_steps(self, nsteps, rows, snaps, sel=None, extra=None, first=0):
-        """stepper.run_steps (run_steps_selected with sel and its extra rows) over nsteps steps, called
-        again after each step that fills the solver-warning log: each logged step becomes a
-        solver_warning event at that step's time, so a run's warnings are the same however it is cut
-        into calls. Snapshot rows are numbered from `first` (the steps of the caller's call before).
-        Returns (code, steps done, candidate) as run_steps."""
+    def _time_steps(self, nsteps, rows, snaps, sel=None, events=False, first=0):
+        """stepper.run_steps (run_steps_selected with sel) over nsteps steps, called again after each
+        step that fills the solver-warning log or the contact-event log: each logged step becomes a
+        solver_warning event at that step's time, each event row an Event (with events: a recording
+        run's), so a run's events are the same however it is cut into calls. Snapshot rows are
+        numbered from `first` (the steps of the caller's call before). Returns (code, steps done,
+        candidate) as run_steps."""
         stats, log, clock = self._data.stats, self._warning_log, self._snap_clock
+        elog = self._event_log_of(events)
         done = 0
         while True:
             warnings, kept = stats[codes.ST_WARNINGS], int(clock[2])
             if sel is None:
-                code, k, cand = st.run_steps(nsteps - done, rows[done:], *self._args, snaps, clock, log)
+                code, k, cand = st.run_steps(nsteps - done, rows[done:], *self._args, snaps, clock, log, elog)
             else:
-                code, k, cand = st.run_steps_selected(nsteps - done, rows[done:], sel.cols, extra[done:],
-                                                      sel.ecols, sel.parts, *self._args, snaps, clock, log)
+                code, k, cand = st.run_steps_selected(nsteps - done, rows[done:], sel.cols, sel.parts,
+                                                      *self._args, snaps, clock, log, elog)
             if clock[2] > kept and first + done:
                 snaps[kept:int(clock[2]), 0] += first + done  # the kernel numbers its steps from its own call
             if stats[codes.ST_WARNINGS] != warnings:
                 self._log_warnings(int(stats[codes.ST_WARNINGS] - warnings))
+            if elog[0, codes.EL_T]:
+                self._log_events(elog)
             done += k
-            if code != codes.WARNINGS_FULL:
+            if code == codes.EVENTS_FULL:  # (a run whose events crowd: a longer log for its next calls)
+                elog = self._event_log = np.empty((2 * len(elog), codes.N_EL))
+            elif code != codes.WARNINGS_FULL:
                 return code, done, cand
+
+    EVENT_LOG_ROWS = 64  # a new event log: its count, two steps' events of every contact and this many
+
+    def _event_log_of(self, events):
+        """The kernel's event log for a call (a header row alone when it logs no event)."""
+        if not events or not self.model.ncontacts:
+            return self._no_events
+        if self._event_log is None:
+            self._event_log = np.empty((1 + 2 * self.model.ncontacts + self.EVENT_LOG_ROWS, codes.N_EL))
+        return self._event_log
+
+    def _log_events(self, elog):
+        """Events of the rows of the kernel's event log (impact_events.py; their count in row 0)."""
+        names, events = self.model.contact_names, self._events
+        for t, c, s, _old, pre, post, p, lost in elog[1:1 + int(elog[0, codes.EL_T])].tolist():
+            if s == codes.IMPACT:
+                events.append(Event(t, "impact", names[int(c)], un_pre=pre, un_post=post, percussion=p,
+                                    energy_lost=lost))
+            else:
+                events.append(Event(t, STATUS_NAMES[int(s)], names[int(c)]))
+        if len(events) > 200000:  # bounded: the oldest are the least useful in a live view
+            del events[:100000]
+            self._events_dropped += 100000
 
     def _log_warnings(self, count):
         """Events of the first rows of the warning log holding `count` warnings."""
@@ -673,64 +663,6 @@ class Simulator:
                 joint = next((J.name for J in m.scene.joints if J.child == body), None)
                 return body, joint
         return None, None
-
-    def _collect_events(self, rows, prev_status, prev_row, sel=None):
-        """The events of the rows of one kernel call (sel: rows of a Selection's event columns,
-        t first and the statuses last)."""
-        m = self.model
-        if not m.ncontacts:
-            return
-        if self._status_cols is None:
-            self._status_cols = self._layout.contact_columns("status")
-        S = np.empty((len(rows) + 1, m.ncontacts))
-        S[0] = prev_status
-        S[1:] = rows[:, self._status_cols] if sel is None else rows[:, -m.ncontacts:]
-        mask = S[1:] != S[:-1]
-        mask |= S[1:] == codes.IMPACT
-        if not mask.any():  # the usual case: cheap, as the batch path calls this for short runs too
-            return
-        ks, cs = np.nonzero(mask)
-        # Python numbers at once (a float(), an int() per event cost more than the events)
-        new, old, t = S[ks + 1, cs].tolist(), S[ks, cs].tolist(), rows[ks, 0].tolist()
-        names, events = m.contact_names, self._events
-        hit = []
-        for i, c in enumerate(cs.tolist()):
-            s = new[i]
-            kind = "open" if s == codes.OPEN and old[i] == codes.IMPACT else STATUS_NAMES[int(s)]
-            events.append(Event(t[i], kind, names[c]))
-            if s == codes.IMPACT:
-                hit.append(i)
-        if hit:
-            self._describe_impacts(rows, prev_row, sel, ks[hit], cs[hit], events[len(events) - len(ks):])
-        if len(events) > 200000:  # bounded: the oldest are the least useful in a live view
-            del events[:100000]
-            self._events_dropped += 100000
-
-    def _describe_impacts(self, rows, prev_row, sel, ks, cs, events):
-        """The impact steps ks (rows of one kernel call; contacts cs, events among `events`, in
-        order): each one's normal velocities before and after (contact rows at the start of the
-        step, as the scheme takes them), its percussion and the energy its percussion took
-        (−P (U⁺ + U⁻)/2, the step's own bookkeeping at θ = ½). The normal rows are
-        Model.contact_jacobians(q)[0][c], all in one kernel call. Rows of a selection hold the
-        full row's first columns (t, q, v, ...), then the pn and status columns."""
-        lay, n, nc = self._layout, self.model.nq, self.model.ncontacts
-        if self._impact_kin is None:
-            self._impact_kin = to_struct(Kinematics.zeros(self.model.nbodies, n))
-        pn = lay.contact_columns("pn") if sel is None else len(sel.ecols) - 2 * nc + np.arange(nc)
-        before = rows[np.maximum(ks - 1, 0)]
-        if ks[0] == 0:  # the call's first step: the state before it (a full row; t, q, v come first
-            before[0, :lay.v + n] = prev_row[:lay.v + n]  # in a selection's rows too)
-        Q = np.ascontiguousarray(before[:, lay.q:lay.q + n])
-        H = np.empty((len(ks), n))
-        normal_rows(self.model.struct, self._impact_kin, np.ascontiguousarray(cs, np.int64), Q, H)
-        pre = (H * before[:, lay.v:lay.v + n]).sum(axis=1)
-        post = (H * rows[ks, lay.v:lay.v + n]).sum(axis=1)
-        P = rows[ks, pn[cs]]
-        lost = -P * (post + pre) / 2
-        impacts = iter(zip(pre.tolist(), post.tolist(), P.tolist(), lost.tolist()))
-        for event in events:
-            if event.kind == "impact":
-                event.un_pre, event.un_post, event.percussion, event.energy_lost = next(impacts)
 
     def pop_events(self):
         ev, self._events = self._events, []

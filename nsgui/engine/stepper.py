@@ -17,6 +17,7 @@ One step (q_k, v_k) -> (q_k+1, v_k+1) is exactly the scheme of docs/numerics.md 
                    along that direction, and books what it changes
   project_loops    q back onto the loop joints' constraints g(q) = 0 (loops.py), booked the same way
   record_step      the signal row (signals.SignalLayout)
+  log_step_events  a recording run's contact events: status changes, impacts (impact_events.py)
   keep_snapshot    at the requested interval, the whole state in a row of a snapshot buffer (resume
                    points without leaving the loop)
 Each phase reads and writes the run's Data d (arrays.py) with the constant ModelArrays m; only the
@@ -39,7 +40,7 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SOLVER_FAILED, SOLVER_LEMKE, SOLVER_NSGS, SW_AHEAD, SWF_AX, SWF_AY, SWF_PX, SWF_PY, SWI_APPROACH, SWI_BODY,
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
-                    WL_COUNT, WL_ERR, WL_T)
+                    WL_COUNT, WL_ERR, WL_T, EL_T, EVENTS_FULL)
 from .contact_rows import delassus_columns_blocks, delassus_lu, delassus_sparse, rows_into, sparse_rows_times
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
@@ -49,6 +50,7 @@ from .loops import (condense_contacts, constrain_free_velocity, keep_loop_veloci
 from .evaluation import complete_geometry, evaluate, evaluate_skipping, force_jacobians, kinetic_energy
 from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
+from .impact_events import log_step_events
 from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions, projection_due
 from .solvers import lemke, lemke_fc2d
@@ -68,35 +70,37 @@ __all__ = ["run_steps", "run_steps_selected", "state_row", "RUNAWAY_BOUND"]
 # nogil: the window's simulation process sends the rows of one batch while the next is stepped
 # (holding the GIL, a batch made the sending thread wait for it at every pipe write)
 @njit(cache=True, nogil=True)
-def run_steps(nsteps, rows, m, d, snaps, snap_clock, wlog):
+def run_steps(nsteps, rows, m, d, snaps, snap_clock, wlog, elog):
     """Advances up to nsteps steps, writing one signal row per step into rows (if rows has them).
 
     m, d: the structrefs of ModelArrays and Data (arrays.to_struct). snaps, snap_clock: see
     keep_snapshot (a 0-row buffer and a zero interval take none). wlog: the solver-warning log, a row
     (WL_* columns: the step's end time, its warnings, the last error) per step whose problem stopped
-    at the iteration cap; the call stops after the step that fills it (code WARNINGS_FULL). Returns
-    (code, steps_done, failing candidate or -1; for NOT_FINITE and RUNAWAY the signal column at
-    fault). The state in d is updated in place; on failure it holds the last good state (but for a
-    non-finite energy or gap, found once the step is taken: that step's row is not written).
+    at the iteration cap; the call stops after the step that fills it (code WARNINGS_FULL). elog: the
+    contact events' log (impact_events.py: N_EL columns; with one row, none are logged, else at
+    least ncontacts + 2 rows), its rows written counted in elog[0, EL_T]; the call stops after a step
+    that leaves it without room for another step's events (code EVENTS_FULL). Returns (code,
+    steps_done, failing candidate or -1; for NOT_FINITE and RUNAWAY the signal column at fault). The
+    state in d is updated in place; on failure it holds the last good state (but for a non-finite
+    energy or gap, found once the step is taken: that step's row is not written).
     """
     none = np.empty(0, np.int64)
     parts = none.shape[0] + ROW_ALL  # an int64, not a literal: one compiled _advance for both entries
-    return _advance(nsteps, rows, none, rows, none, parts, m, d, snaps, snap_clock, wlog)
+    return _advance(nsteps, rows, none, parts, m, d, snaps, snap_clock, wlog, elog)
 
 
 @njit(cache=True, nogil=True)
-def run_steps_selected(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog):
+def run_steps_selected(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog):
     """run_steps recording only some signals: rows[k, i] = signal cols[i] of step k's row (cols not
-    empty), extra[k, j] = signal ecols[j] (what the simulator's events read; extra may have no rows).
-    parts (ROW_* bits): the groups of the row these columns need; the others are not computed (no
-    kinetic energy without ROW_ENERGY). The recorded values are those of the full row, bit for bit.
-    A non-finite value in a recorded column stops the run as in run_steps; the energies and the
-    potential energy are checked as in a run without rows."""
-    return _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog)
+    empty). parts (ROW_* bits): the groups of the row these columns need; the others are not
+    computed (no kinetic energy without ROW_ENERGY). The recorded values are those of the full row,
+    bit for bit, and the events those of run_steps. A non-finite value in a recorded column stops the
+    run as in run_steps; the energies and the potential energy are checked as in a run without rows."""
+    return _advance(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog)
 
 
 @njit(cache=True, nogil=True)
-def _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog):
+def _advance(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog):
     """The loop of run_steps and run_steps_selected (cols empty: full rows).
 
     A selection without an energy signal that takes no snapshot skips the energy bookkeeping of its
@@ -105,9 +109,9 @@ def _advance(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, w
     after the call is the one before it, and the dissipated and actuator energies leave the call's
     work out."""
     if cols.shape[0] == 0 or parts & ROW_ENERGY or snap_clock[1] > 0.0:
-        return _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, True)
+        return _steps(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, True)
     before = _balance(m, d)
-    out = _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, False)
+    out = _steps(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, False)
     moved = _balance(m, d) - before
     if np.isfinite(moved):  # (a state gone non-finite: the origin is left as it was)
         d.energy[ACC_E0] += moved
@@ -124,7 +128,7 @@ def _balance(m, d):
 
 
 @njit(cache=True)
-def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book):
+def _steps(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, book):
     """_advance's steps; book: whether the energy bookkeeping is done.
 
     When nothing reads the candidates' gaps between two steps' evaluations (no recorded contact
@@ -134,7 +138,7 @@ def _steps(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlo
     record = rows.shape[0] >= nsteps and rows.shape[0] > 0
     lazy = (m.ki.shape[0] + m.switched.shape[0] + m.li.shape[0] == 0 and d.stats[ST_MINGAP] <= 0.0
             and not (record and (cols.shape[0] == 0 or parts & ROW_CONTACTS)) and _has_skippable(m))
-    out = _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book, lazy)
+    out = _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, book, lazy)
     if lazy:
         complete_geometry(m, d)
     return out
@@ -151,7 +155,7 @@ def _has_skippable(m):
 
 
 @njit(cache=True)
-def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock, wlog, book, lazy):
+def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, book, lazy):
     """_steps' loop; lazy: the end-of-step geometry skips the candidates out of reach."""
     const_M = m.isets[IS_CONST_M] != 0
     actuated = m.ai.shape[0] > 0
@@ -163,6 +167,11 @@ def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock,
     scratch = np.empty(m.layout.width if cols.shape[0] > 0 else 0)  # the selected recording's full row
     stats = d.stats
     logged = 0  # rows of wlog written
+    # the contact events (impact_events.py): each contact's status before the step, the velocities
+    # before an impact step and the impacts' scratch, the rows of elog written
+    events = elog.shape[0] > 1
+    old, ev_scratch, nev = d.status.copy(), np.zeros((3, d.v.shape[0] if events else 0)), 0
+    elog[0, EL_T] = 0.0
     snapshots = snap_clock[1] > 0.0  # (keep_snapshot's own test; Python sets the interval between calls)
     # the inputs' forces: at every step when there are inputs (actuators, the mouse's pull: set between
     # calls), else zero from the first step on
@@ -203,7 +212,10 @@ def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock,
             book_energy(m, d, nact)
         elif actuated:  # the inputs the step applied are recorded and read by controllers
             applied_inputs(m, d, m.fs[FS_THETA], m.fs[FS_H])
+        impacts = stats[ST_IMPACTS]
         classify_contacts(m, d, nact)
+        if events and stats[ST_IMPACTS] != impacts:
+            _copy(ev_scratch[0], d.v)  # the velocities before an impact step
         commit_step(d, t + m.fs[FS_H])
         # end of step: the model at the new state (also the start of the next step)
         if lazy:
@@ -233,15 +245,10 @@ def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock,
                 write_row_parts(m, d, scratch, kin, upot, parts)
                 if parts & ROW_OTHERS:
                     write_row_others(m, d, scratch)
-                nc = cols.shape[0]
-                ne = ecols.shape[0] if extra.shape[0] > step else 0  # (extra may have no rows)
-                for i in range(nc + ne):  # rows[step] = scratch[cols], extra[step] = scratch[ecols]
-                    j = cols[i] if i < nc else ecols[i - nc]
+                for i in range(cols.shape[0]):  # rows[step] = scratch[cols]
+                    j = cols[i]
                     x = scratch[j]
-                    if i < nc:
-                        rows[step, i] = x
-                    else:
-                        extra[step, i - nc] = x
+                    rows[step, i] = x
                     if not np.isfinite(x):
                         stats[ST_BADVALUE] = x
                         code, col = NOT_FINITE, j
@@ -253,11 +260,15 @@ def _step_loop(nsteps, rows, cols, extra, ecols, parts, m, d, snaps, snap_clock,
             code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
             return code, step, col
+        if events:
+            nev = log_step_events(m, d, nact, old, ev_scratch, elog, nev)
         stats[ST_STEPS] += 1
         if snapshots:
             keep_snapshot(d, snaps, snap_clock, step)
         if logged == wlog.shape[0] and logged > 0 and step + 1 < nsteps:
             return WARNINGS_FULL, step + 1, -1
+        if events and nev + old.shape[0] >= elog.shape[0] and step + 1 < nsteps:
+            return EVENTS_FULL, step + 1, -1
     return OK, nsteps, -1
 
 

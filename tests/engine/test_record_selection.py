@@ -160,27 +160,3 @@ def test_an_unknown_signal_is_named_and_nothing_runs():
     with pytest.raises(ValueError, match=r"out must be .* at least \(10, 2\)"):
         sim.run(10, signals=["t", "q.ball.y"], out=np.empty((10, 3)))
     assert sim.step_count == 0
-
-
-@pytest.mark.parametrize("scene", ["bouncing_ball", "sliding_box", "double_pendulum_wall", "newtons_cradle",
-                                   "rocking_block"])
-def test_impact_normal_rows_are_those_of_contact_jacobians(scene):
-    """The impacts' un_pre / un_post take the contact's row from one kernel (impact_rows.normal_row):
-    the same values as Model.contact_jacobians, along a run."""
-    from nsgui.engine.arrays import Kinematics, to_struct
-    from nsgui.engine.impact_rows import normal_row, normal_rows
-    model = compile_scene(example(scene))
-    assert model.ncontacts > 0
-    rows = Simulator(model).run(60)
-    kin = to_struct(Kinematics.zeros(model.nbodies, model.nq))
-    out = np.empty(model.nq)
-    Q = np.ascontiguousarray(rows[::7, 1:1 + model.nq])
-    for q in Q:
-        HN, _ = model.contact_jacobians(q)
-        for c in range(model.ncontacts):
-            normal_row(model.struct, kin, c, q, out)
-            np.testing.assert_array_equal(out, HN[c])
-    cs = np.arange(len(Q), dtype=np.int64) % model.ncontacts  # in one call
-    H = np.empty((len(Q), model.nq))
-    normal_rows(model.struct, kin, cs, Q, H)
-    np.testing.assert_array_equal(H, [model.contact_jacobians(q)[0][c] for q, c in zip(Q, cs)])
