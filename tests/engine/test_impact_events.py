@@ -75,9 +75,11 @@ def _cut_run(model, sizes, **kw):
     return np.vstack(rows), sim.pop_events()
 
 
-# impacts in flight, on a wall, through a chain of touching balls, rocking, a landing column, a pile
-SCENES = {"bouncing_ball": 1500, "double_pendulum_wall": 800, "newtons_cradle": 600, "rocking_block": 600,
-          "bead_column_10": 400, "disk_pile": 300}
+# impacts in flight, on a wall, through a chain of touching balls, rocking, a rod's ends, an actuated arm
+# (M changes with q), a landing column, a pile of disks, boxes (polygons)
+SCENES = {"bouncing_ball": 1500, "double_pendulum_wall": 3000, "newtons_cradle": 600, "rocking_block": 600,
+          "falling_rod": 600, "manipulator_on_surface": 400, "bead_column_10": 400, "disk_pile": 300,
+          "box_pyramid": 300}
 
 
 @pytest.mark.parametrize("scene", SCENES)
@@ -96,7 +98,7 @@ def test_each_impact_is_computed_from_the_state_before_and_after_its_step(scene)
     status = np.vstack([start[model.layout.contact_columns("status")],
                         rows[:, model.layout.contact_columns("status")]])
     ks, cs = np.nonzero((status[1:] != status[:-1]) | (status[1:] == codes.IMPACT))
-    assert [(e.t, e.kind, e.name) for e in events] == [
+    assert [(e.t, e.kind, e.name) for e in events if e.kind != "solver_warning"] == [
         (rows[k, 0], codes.STATUS_NAMES[status[k + 1, c]], model.contact_names[c]) for k, c in zip(ks, cs)]
 
 
@@ -108,7 +110,7 @@ def _multiple_impact_step(model, rows):
     return int(steps[0])
 
 
-@pytest.mark.parametrize("scene", ["disk_pile", "bead_column_10"])
+@pytest.mark.parametrize("scene", ["disk_pile", "bead_column_10", "box_pyramid"])
 def test_impacts_in_the_first_step_of_a_call_take_the_state_before_that_step(scene):
     """A call that starts with a step where two contacts have an impact: each impact's velocity before
     is that of the state the call started from (the simulator's old numpy path took the second one's
@@ -159,7 +161,7 @@ def test_the_events_do_not_depend_on_cuts_selections_or_a_filling_log(scene, mon
     sim = Simulator(model)
     sim.snapshot_every(0.05)
     np.testing.assert_array_equal(sim.run(nsteps), rows)
-    assert codes_seen.count(codes.EVENTS_FULL) >= 2 and codes_seen[-1] == codes.OK
+    assert codes.EVENTS_FULL in codes_seen and codes_seen[-1] == codes.OK
     assert _same(sim.pop_events(), events)
     got = sim.pop_snapshots()
     assert [s.step_count for s in got] == [s.step_count for s in snaps] and len(got) > 2
