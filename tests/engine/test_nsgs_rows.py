@@ -122,3 +122,42 @@ def test_local_solve_takes_the_smallest_residual_when_no_candidate_holds():
             undecided += 1
             assert e <= min(errs) + 1e-9
     assert undecided > 100
+
+
+def test_residual_scan_decides_as_the_whole_scan():
+    """The sweeps' error test stops at the first contact whose residual / norm exceeds tol (scanning from
+    a given contact, wrapping round): it must decide err <= tol exactly as the largest residual of every
+    contact does, return a lower bound of it (the stopping contact's residual or more), and without a
+    stop give fc2d_largest_residual's number itself."""
+    from nsgui.engine.solvers.nsgs import _scan_residuals
+    from nsgui.engine.solvers.residuals import fc2d_contact_residual, fc2d_largest_residual
+    rng = np.random.default_rng(7)
+    p = _problem(rng, 8, 20)
+    cptr, ccol, cval = delassus_columns(p["rcols"], p["rvals"], p["rnnz"], *p["mi"], p["n"])
+    W = p["H"] @ p["Minv"] @ p["H"].T
+    for trial in range(20):
+        r = np.abs(rng.standard_normal(40)) * (trial % 3)
+        dv = p["Minv"] @ (p["H"].T @ r)
+        u_all = p["q"].copy()  # q + H dv, each row summed in its order as the scan sums it
+        for i in range(40):
+            acc = 0.0
+            for kk in range(p["rnnz"][i]):
+                acc += p["rvals"][i, kk] * dv[p["rcols"][i, kk]]
+            u_all[i] += acc
+        errs = np.array([fc2d_contact_residual(r[2 * c], r[2 * c + 1], u_all[2 * c], u_all[2 * c + 1], p["mu"][c])
+                         for c in range(20)])
+        norm = max(1.0, np.abs(p["q"]).max())
+        u = np.empty(40)
+        full, at = _scan_residuals(p["rcols"], p["rvals"], p["rnnz"], p["q"], dv, u, r, p["mu"], 20, norm, 0.0, -1)
+        assert at == -1 and full == errs.max()
+        np.testing.assert_allclose(full, fc2d_largest_residual(W @ r + p["q"], r, p["mu"], 20), rtol=1e-9)
+        for tol in np.r_[np.sort(errs / norm)[[0, 5, 10, 19]], 0.0]:
+            for first in (0, 7, 19):
+                e, at = _scan_residuals(p["rcols"], p["rvals"], p["rnnz"], p["q"], dv, u, r, p["mu"], 20, norm, tol,
+                                        first)
+                assert (e / norm <= tol) == (full / norm <= tol)
+                if at >= 0:  # stopped at a contact over the tolerance, the first such one from `first` on
+                    assert errs[at] / norm > tol and errs[at] <= e <= full
+                    assert not (errs[[(first + k) % 20 for k in range((at - first) % 20)]] / norm > tol).any()
+                else:
+                    assert e == full

@@ -218,7 +218,10 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
             r[2 * c + 1] = 0.0
         elif r[2 * c] < 0.0:
             r[2 * c] = 0.0
-    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc) / norm
+    # an error that only decides whether to go on (err > tol) stops at the first contact that shows it,
+    # the scan starting where the last one stopped; only the extrapolation's sweeps need its value
+    e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, 0)
+    err = e / norm
     if err <= tol:
         return r, SOLVED, 0, err
     r1, r2, rx, statex = np.empty(m), np.empty(m), np.empty(m), np.empty(state.shape[0])  # (extrapolation)
@@ -226,20 +229,24 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
     while it < max_iter:
         it += 1
         _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc)
-        err = _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u) / norm
+        first = -1 if _extrapolation_due(it) else at
+        e, at = _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first)
+        err = e / norm
         if err <= tol:
             # drop the drift of the incremental update
-            err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc) / norm
+            e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, first)
+            err = e / norm
             if err <= tol:
                 return r, SOLVED, it, err
+        at = max(at, 0)
         if _extrapolation_due(it) and _extrapolated(r, r1, r2, mu, nc, rx):
-            errx = _exact_error(rp, rc, rv, cp, cc, cv, q, rx, statex, u, mu, nc) / norm
+            errx = _exact_error(rp, rc, rv, cp, cc, cv, q, rx, statex, u, mu, nc, norm, tol, -1)[0] / norm
             if errx < err:
                 r[:] = rx
                 state[:] = statex
                 err = errx
         _keep_history(it, r, r1, r2)
-    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc) / norm
+    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, -1)[0] / norm
     return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
 
 
@@ -269,10 +276,27 @@ def _exact_dv(cptr, ccol, cval, r, dv):
 
 
 @numba.njit(cache=True, inline='always')
-def _rows_error(rcols, rvals, rnnz, q, dv, r, mu, nc, u):
-    for i in range(2 * nc):
-        u[i] = q[i] + _row_dot(rcols, rvals, rnnz, i, dv)
-    return _contact_errors(u, r, mu, nc)
+def _scan_residuals(rcols, rvals, rnnz, q, dv, u, r, mu, nc, norm, tol, first):
+    """(the largest contact residual, the contact where the scan stopped) of u (rows: u = q + H dv, computed
+    here contact by contact; else u as it is). first >= 0: the scan goes from contact first on (wrapping
+    round) and stops at the first contact whose residual / norm exceeds tol, the largest so far returned:
+    enough to decide err > tol (x / norm is monotone in x), and the same decision as the whole scan;
+    first < 0: every contact, the largest exactly (fc2d_largest_residual's number: a maximum in any order)."""
+    res = 0.0
+    stop = first >= 0
+    c = first if stop else 0
+    for _ in range(nc):
+        i = 2 * c
+        _contact_u(rcols, rvals, rnnz, q, dv, u, i)
+        e = fc2d_contact_residual(r[i], r[i + 1], u[i], u[i + 1], mu[c])
+        if not np.isfinite(e):
+            return np.inf, c
+        if e > res:
+            res = e
+        if stop and e / norm > tol:
+            return res, c
+        c = c + 1 if c + 1 < nc else 0
+    return res, -1
 
 
 @numba.njit(cache=True)
@@ -326,12 +350,12 @@ def _rows_form(rp):
     return rp.ndim == 2
 
 
-def _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u):
-    """The largest contact residual of the iterate (u: the rows form's scratch)."""
+def _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first):
+    """_scan_residuals of the iterate (u: the rows form's scratch)."""
 
 
-def _exact_error(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
-    """The state of r = x computed afresh (no drift of the updates), and its largest contact residual."""
+def _exact_error(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
+    """The state of r = x computed afresh (no drift of the updates), and _scan_residuals of it."""
 
 
 @numba.njit(cache=True, inline='always')
@@ -341,6 +365,20 @@ def _contact_solve(blk, c, uN, uT, r, mu):
     rN = r[2 * c]
     rT = r[2 * c + 1]
     return _local_solve(a, b, bp, d, uN - a * rN - b * rT, uT - bp * rN - d * rT, mu[c], mu[c] <= 0.0)
+
+
+def _contact_u(rp, rc, rv, q, dv, u, i):
+    """The rows form: u[i], u[i + 1] = q + H dv on the rows i, i + 1 (the W form keeps u)."""
+
+
+@overload(_contact_u)
+def _contact_u_of(rp, rc, rv, q, dv, u, i):
+    if _rows_form(rp):
+        def contact_u_rows(rp, rc, rv, q, dv, u, i):
+            u[i] = q[i] + _row_dot(rp, rc, rv, i, dv)
+            u[i + 1] = q[i + 1] + _row_dot(rp, rc, rv, i + 1, dv)
+        return contact_u_rows
+    return lambda rp, rc, rv, q, dv, u, i: None
 
 
 def _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
@@ -383,21 +421,23 @@ def _sweep_of(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
 
 
 @overload(_error)
-def _error_of(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u):
+def _error_of(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first):
     if _rows_form(rp):
-        return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u: _rows_error(rp, rc, rv, q, state, r, mu, nc, u)
-    return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u: _contact_errors(state, r, mu, nc)
+        return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first: _scan_residuals(
+            rp, rc, rv, q, state, u, r, mu, nc, norm, tol, first)
+    return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first: _scan_residuals(
+        rp, rc, rv, q, state, state, r, mu, nc, norm, tol, first)
 
 
 @overload(_exact_error)
-def _exact_error_of(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+def _exact_error_of(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
     if _rows_form(rp):
-        def exact_rows(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+        def exact_rows(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
             _exact_dv(cp, cc, cv, x, state)
-            return _rows_error(rp, rc, rv, q, state, x, mu, nc, u)
+            return _scan_residuals(rp, rc, rv, q, state, u, x, mu, nc, norm, tol, first)
         return exact_rows
 
-    def exact_w(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc):
+    def exact_w(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
         csr_matvec_plus(rp, rc, rv, x, q, state)
-        return _contact_errors(state, x, mu, nc)
+        return _scan_residuals(rp, rc, rv, q, state, state, x, mu, nc, norm, tol, first)
     return exact_w
