@@ -17,7 +17,8 @@ from nsgui.engine.solvers import (
     nsgs_fc2d,
     pgs_lcp,
 )
-from nsgui.engine.solvers._linalg import band_cholesky_solve_inplace, tridiagonal_ldl_solve_inplace
+from nsgui.engine.solvers._linalg import (band_cholesky_solve_inplace, band_cholesky_solve_wide,
+                                          tridiagonal_ldl_solve_inplace)
 
 TOL = 1e-9
 
@@ -235,6 +236,41 @@ def test_band_cholesky_matches_dense_solve(bw):
     assert band_cholesky_solve_inplace(L, b2, x, dropped)
     assert not dropped.any()
     np.testing.assert_allclose(S @ x, rhs, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_wide_band_cholesky_is_band_cholesky_bit_for_bit(seed):
+    """band_cholesky_solve_wide (four entries of a row summed side by side) gives band_cholesky_solve_inplace's
+    factor, dropped rows and solution to the last bit, on PSD band matrices with redundant rows (a
+    pyramid's projection: two corners of a face on the same coordinates), and the solution solves the
+    system without the dropped rows."""
+    rng = np.random.default_rng(seed)
+    n, bw = (7, 6, 40, 60, 120, 200)[seed], (6, 5, 9, 13, 30, 47)[seed]
+    w = bw // 2 - 1
+    G = np.zeros((n, n))
+    for i in range(n):  # rows of a band: S = G Gᵀ has S[i, j] = 0 for |i - j| > bw
+        lo = max(0, i - w)
+        G[i, lo:i + 1] = rng.standard_normal(i + 1 - lo)
+    for i in range(w + 2, n, 9):
+        G[i] = G[i - 1] * 0.5  # redundant: row i depends on row i - 1
+    S = G @ G.T + 1e-14 * np.eye(n)
+    assert not S[np.abs(np.subtract.outer(np.arange(n), np.arange(n))) > bw].any()
+    L = np.zeros((n, bw + 1))
+    for i in range(n):
+        for j in range(max(0, i - bw), i + 1):
+            L[i, bw - (i - j)] = S[i, j]
+    rhs = S @ rng.standard_normal(n)
+    L1, x1, d1 = L.copy(), rhs.copy(), np.zeros(n, dtype=bool)
+    L2, x2, d2 = L.copy(), rhs.copy(), np.zeros(n, dtype=bool)
+    assert band_cholesky_solve_inplace(L1, bw, x1, d1)
+    assert band_cholesky_solve_wide(L2, bw, x2, d2)
+    assert d1.any() == (n > w + 2) and np.array_equal(d1, d2)
+    assert np.array_equal(L1, L2) and np.array_equal(x1, x2)
+    keep = ~d1
+    np.testing.assert_allclose(S[np.ix_(keep, keep)] @ x1[keep], rhs[keep], atol=1e-8 * np.abs(rhs).max())
+    L[1, bw - 1] = 3.0 * np.sqrt(S[0, 0] * S[1, 1])  # |S[1, 0]| > sqrt(S[0, 0] S[1, 1]): indefinite
+    assert not band_cholesky_solve_inplace(L.copy(), bw, rhs.copy(), d1)
+    assert not band_cholesky_solve_wide(L, bw, rhs.copy(), d2)
 
 
 def _tridiagonal_band(S):

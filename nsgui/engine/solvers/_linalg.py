@@ -89,18 +89,95 @@ def band_cholesky_solve_inplace(L, bw, b, dropped):
                 s -= L[i, bw - (i - k)] * L[j, bw - (j - k)]
             if j < i:
                 L[i, cij] = s / L[j, bw]
-            else:
-                diag = L[i, bw]  # still the original diagonal entry of S
-                # entries of row i already hold L values; keep the original diagonal in s
-                if diag <= 0.0 or s <= 1e-10 * diag:
-                    if diag > 0.0 and s < -1e-8 * diag:
-                        return False
-                    dropped[i] = True
-                    for k in range(j0, i):
-                        L[i, bw - (i - k)] = 0.0
-                    L[i, bw] = 1.0
-                else:
-                    L[i, bw] = np.sqrt(s)
+            elif not _band_pivot(L, bw, i, j0, s, dropped):
+                return False
+    _band_substitute(L, bw, b, dropped)
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _band_pivot(L, bw, i, j0, s, dropped):
+    """Row i's pivot from s (S[i, i] less the squares of the row's factor entries); False when S is clearly
+    indefinite there."""
+    diag = L[i, bw]  # still the original diagonal entry of S
+    # entries of row i already hold L values; keep the original diagonal in s
+    if diag <= 0.0 or s <= 1e-10 * diag:
+        if diag > 0.0 and s < -1e-8 * diag:
+            return False
+        dropped[i] = True
+        for k in range(j0, i):
+            L[i, bw - (i - k)] = 0.0
+        L[i, bw] = 1.0
+    else:
+        L[i, bw] = np.sqrt(s)
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _band_entry(L, bw, i, j, s, dropped):
+    """The factor's entry (i, j < i) from s (S[i, j] less the products of the earlier columns), stored and
+    returned (0 against a dropped row)."""
+    x = 0.0 if dropped[j] else s / L[j, bw]
+    L[i, bw - (i - j)] = x
+    return x
+
+
+@numba.njit(cache=True)
+def band_cholesky_solve_wide(L, bw, b, dropped):
+    """band_cholesky_solve_inplace, the same numbers, for wide bands (block pivoting on a box pyramid's
+    projection: a band of a row of boxes). Each entry's sum is a chain of dependent subtractions, which
+    leaves the processor waiting on each one; here four entries of a row are summed side by side (each
+    in its own order, k ascending as there), so the four chains overlap."""
+    n = b.shape[0]
+    for i in range(n):
+        dropped[i] = False
+    for i in range(n):
+        j0 = max(i - bw, 0)
+        ci = bw - i  # row i's column of k: ci + k
+        Li = L[i, ci + j0:]  # (views from column j0 on: Li[t] = L[i, j0 + t], the loop's indices never negative)
+        j = j0
+        while j + 3 < i:
+            R0, R1 = L[j, bw - j + j0:], L[j + 1, bw - j - 1 + j0:]  # rows j..j+3 from column j0 on
+            R2, R3 = L[j + 2, bw - j - 2 + j0:], L[j + 3, bw - j - 3 + j0:]
+            t = j - j0
+            s0, s1, s2, s3 = Li[t], Li[t + 1], Li[t + 2], Li[t + 3]
+            for k in range(t):
+                lik = Li[k]
+                s0 -= lik * R0[k]
+                s1 -= lik * R1[k]
+                s2 -= lik * R2[k]
+                s3 -= lik * R3[k]
+            x0 = _band_entry(L, bw, i, j, s0, dropped)
+            s1 -= x0 * R1[t]
+            s2 -= x0 * R2[t]
+            s3 -= x0 * R3[t]
+            x1 = _band_entry(L, bw, i, j + 1, s1, dropped)
+            s2 -= x1 * R2[t + 1]
+            s3 -= x1 * R3[t + 1]
+            x2 = _band_entry(L, bw, i, j + 2, s2, dropped)
+            s3 -= x2 * R3[t + 2]
+            _band_entry(L, bw, i, j + 3, s3, dropped)
+            j += 4
+        for jj in range(j, i + 1):  # the last few entries and the pivot, one by one
+            s = L[i, ci + jj]
+            if jj < i and dropped[jj]:
+                L[i, ci + jj] = 0.0
+                continue
+            cj = bw - jj
+            for k in range(j0, jj):
+                s -= L[i, ci + k] * L[jj, cj + k]
+            if jj < i:
+                L[i, ci + jj] = s / L[jj, bw]
+            elif not _band_pivot(L, bw, i, j0, s, dropped):
+                return False
+    _band_substitute(L, bw, b, dropped)
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _band_substitute(L, bw, b, dropped):
+    """b = S⁻¹ b from the band factor (dropped rows: 0)."""
+    n = b.shape[0]
     # forward: L y = b
     for i in range(n):
         if dropped[i]:
@@ -125,7 +202,6 @@ def band_cholesky_solve_inplace(L, bw, b, dropped):
         for k in range(i + 1, j1 + 1):
             s -= L[k, bw - (k - i)] * b[k]
         b[i] = s / L[i, bw]
-    return True
 
 
 @numba.njit(cache=True)

@@ -29,14 +29,15 @@ the caller should fall back to Lemke. 4 bad input (shapes, non-finite q).
 import numpy as np
 import numba
 
-from ._linalg import (bad_input, band_cholesky_solve_inplace, csr_bad_input, csr_from_dense,
-                      csr_matvec_plus, csr_symmetric, lu_solve_inplace, tridiagonal_ldl_resolve_inplace,
-                      tridiagonal_ldl_solve_inplace)
+from ._linalg import (bad_input, band_cholesky_solve_inplace, band_cholesky_solve_wide, csr_bad_input,
+                      csr_from_dense, csr_matvec_plus, csr_symmetric, lu_solve_inplace,
+                      tridiagonal_ldl_resolve_inplace, tridiagonal_ldl_solve_inplace)
 from ..codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 
 _BACKUP = 3
 _LDL_MIN = 64  # a tridiagonal M_FF this large is factored as L D Lᵀ: its serial chain of square roots and
                # divisions is what costs at N = 1000 (~30 µs); smaller ones keep Cholesky's numbers
+_WIDE = 4  # a band this wide is factored four entries at a time (the same numbers, the sums overlapped)
 
 
 @numba.njit(cache=True)
@@ -127,6 +128,9 @@ def _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, b, dropped, fac):
             if keep:
                 fac[2][:] = F
                 fac[5][0] = 2
+        elif bw >= _WIDE:
+            if not band_cholesky_solve_wide(L, bw, b[:n], dropped[:n]):
+                return False
         elif not band_cholesky_solve_inplace(L, bw, b[:n], dropped[:n]):
             return False
     else:
