@@ -371,7 +371,7 @@ def _contact_u(rp, rc, rv, q, dv, u, i):
     """The rows form: u[i], u[i + 1] = q + H dv on the rows i, i + 1 (the W form keeps u)."""
 
 
-@overload(_contact_u)
+@overload(_contact_u, inline="always")
 def _contact_u_of(rp, rc, rv, q, dv, u, i):
     if _rows_form(rp):
         def contact_u_rows(rp, rc, rv, q, dv, u, i):
