@@ -97,6 +97,17 @@ def dense_dot(h, v, prod):
 
 
 @njit(cache=True)
+def events_due(d, old):
+    """Whether log_step_events has a row to write: a contact whose status is not old's, or that had an
+    impact. (A function that calls nothing: the stepping loop calls log_step_events only then.)"""
+    status = d.status
+    due = False
+    for c in range(status.shape[0]):
+        due = due or status[c] != old[c] or status[c] == IMPACT
+    return due
+
+
+@njit(cache=True)
 def log_step_events(m, d, nact, old, scratch, elog, n):
     """The event rows of the step just taken into elog[n + 1], elog[n + 2]... (row 0 counts them:
     elog[0, EL_T] = the new n, returned), in contact order; old: each contact's status before the step,

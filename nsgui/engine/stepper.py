@@ -50,7 +50,7 @@ from .loops import (condense_contacts, constrain_free_velocity, keep_loop_veloci
 from .evaluation import complete_geometry, evaluate, evaluate_skipping, force_jacobians, kinetic_energy
 from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
-from .impact_events import log_step_events
+from .impact_events import events_due, log_step_events
 from .perturbation import perturbation_power, write_perturbation
 from .projection import anchor_contacts, project_positions, projection_due
 from .solvers import lemke, lemke_fc2d
@@ -60,7 +60,7 @@ from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows
 from .solvers.pgs import pgs_lcp_csr
 from .tiny_problem import SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense, nsgs_dense_start
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
-from .solvers._linalg import (csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
+from .solvers._linalg import (_touch, csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
 
 __all__ = ["run_steps", "run_steps_selected", "state_row", "RUNAWAY_BOUND"]
@@ -260,7 +260,7 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
             code, col = record_step(m, d, rows, step, upot, record)
         if code != OK:
             return code, step, col
-        if events:
+        if events and events_due(d, old):  # (the call's arrays cost 24 reference counts a step)
             nev = log_step_events(m, d, nact, old, ev_scratch, elog, nev)
         stats[ST_STEPS] += 1
         if snapshots:
@@ -773,14 +773,17 @@ def _tiny_friction(m, d, nact):
 
 @njit(cache=True)
 def _tiny_sweeps(m, d, nact):
-    """NSGS on _tiny_rows' problem (tiny_problem.nsgs_dense), from its iterate: (status, sweeps, error)."""
+    """NSGS on _tiny_rows' problem (tiny_problem.nsgs_dense), from its iterate: (status, sweeps, error).
+    Its extrapolation's scratch is d.tp_L (the LCP's, unused with friction)."""
     vec = d.tp_vec
-    return nsgs_dense(d.tp_W, vec[0], d.tp_mu, vec[2], nact, m.fs[FS_TOL], m.isets[IS_MAXIT], vec[3])
+    return nsgs_dense(d.tp_W, vec[0], d.tp_mu, vec[2], nact, m.fs[FS_TOL], m.isets[IS_MAXIT], vec[3], d.tp_L)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tiny_lcp(m, d, nact):
-    """Block pivoting on _tiny_rows' frictionless problem (tiny_problem.lcp_dense): (status, solves)."""
+    """Block pivoting on _tiny_rows' frictionless problem (tiny_problem.lcp_dense): (status, solves). (The
+    numpy error model: lcp_dense's divisions, never by zero, then have no raise path, which would keep
+    every array's reference counts.)"""
     vec, flags = d.tp_vec, d.tp_flags
     return lcp_dense(d.tp_W, vec[0], flags[0], nact, 3 * nact + 10, vec[2], vec[3], d.tp_idx, vec[4], d.tp_L,
                      flags[1], flags[2])
@@ -813,7 +816,9 @@ def _tiny_result(m, d, nact, fric, it, err):
             lamT_new[c] = lam[2 * r + 1]
         else:
             lamN_new[c] = lam[r]
-    return finite
+    # every array used once more after the loops, in one block (_touch: else 7 pairs of reference counts
+    # a call); &, not and: a short circuit is a branch
+    return finite & _touch(lam, X, v_new) & _touch(stats, act, lamN_new) & _touch(lamT_new, lamT_new, lamT_new)
 
 
 @njit(cache=True)

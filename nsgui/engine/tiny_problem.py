@@ -16,10 +16,9 @@ from numba import njit
 
 from .codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 from .contact_rows import sparse_rows_times_into
-from .solvers._linalg import band_cholesky_solve_inplace, lu_solve_inplace
+from .solvers._linalg import _touch, band_cholesky_solve_n, lu_solve_n
 from .solvers.bpp import _BACKUP
-from .solvers.nsgs import (EXTRAPOLATE_FROM, _contact_errors, _extrapolated, _extrapolation_due, _keep_history,
-                           _local_solve)
+from .solvers.nsgs import EXTRAPOLATE_FROM, _contact_errors, _extrapolated, _extrapolation_due, _local_solve
 
 TINY_CONTACTS = 2  # contacts with friction in a problem solved here (2 rows each)
 TINY_ROWS = 16  # rows of a problem solved here (Data.tp_* are sized for it): frictionless contacts up to it
@@ -88,14 +87,16 @@ def nsgs_dense_start(W, q, mu, r, nc, tol, u):
 
 
 @njit(cache=True)
-def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
+def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u, hist):
     """nsgs_fc2d_csr on a dense W of 2 nc rows [N1, T1, N2, T2], r warm start in and solution out, u
-    scratch. Returns (status, iterations, error) as nsgs_fc2d_csr (BAD_INPUT for a non-finite q)."""
+    scratch; hist: scratch of 4 rows of at least 2 nc (the extrapolation's last two iterates, its point and
+    u there: allocated here, they cost an allocation and the arrays' reference counts at every call).
+    Returns (status, iterations, error) as nsgs_fc2d_csr (BAD_INPUT for a non-finite q)."""
     st, err, norm, dmax = nsgs_dense_start(W, q, mu, r, nc, tol, u)
     if st != SWEEPS:
         return st, 0, err
     m = 2 * nc
-    r1 = r2 = rx = ux = np.empty(0)  # nsgs_fc2d_csr's extrapolation, allocated if a problem gets there
+    r1, r2, rx, ux = hist[0], hist[1], hist[2], hist[3]  # nsgs_fc2d_csr's extrapolation
     it = 0
     while it < max_iter:
         it += 1
@@ -123,16 +124,18 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
             err = _contact_errors(u, r, mu, nc) / norm
             if err <= tol:
                 return SOLVED, it, err
-        if it == EXTRAPOLATE_FROM - 2:
-            r1, r2, rx, ux = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
-        if _extrapolation_due(it) and _extrapolated(r[:m], r1, r2, mu, nc, rx):
+        if _extrapolation_due(it) and _extrapolated(r, r1, r2, mu, nc, rx):
             _matvec_plus(W, rx, q, m, ux)
             errx = _contact_errors(ux, rx, mu, nc) / norm
             if errx < err:
-                r[:m] = rx
-                u[:m] = ux
+                for i in range(m):  # (loops, not slices: r[:m] = rx checks the sizes)
+                    r[i] = rx[i]
+                    u[i] = ux[i]
                 err = errx
-        _keep_history(it, r[:m], r1, r2)
+        if it >= EXTRAPOLATE_FROM - 2:  # _keep_history of the first m entries
+            for i in range(m):
+                r2[i] = r1[i]
+                r1[i] = r[i]
     _matvec_plus(W, r, q, m, u)
     err = _contact_errors(u, r, mu, nc) / norm
     return (SOLVED if err <= tol else ITERATION_CAP), it, err
@@ -141,15 +144,14 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u):
 @njit(cache=True, inline="always")
 def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
     """bpp's _solve_sub on a dense W: z_F = -W_FF⁻¹ q_F, z = 0 elsewhere (band storage: the entries
-    the sparse W lacks are zeros, which change no sum). False if unusable."""
+    the sparse W lacks are zeros, which change no sum). False if unusable. (One exit, no views, every
+    array used last in the last block: see lcp_dense.)"""
     n = 0
     for j in range(k):
         z[j] = 0.0
         if F[j]:
             idx[n] = j
             n += 1
-    if n == 0:
-        return True
     for a in range(n):
         b[a] = -q[idx[a]]
     if sym:
@@ -157,24 +159,26 @@ def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
         # a chain's problem is tridiagonal, and a full band would cost O(n³)
         bw = 0
         for a in range(1, n):
+            wide = bw  # the first nonzero entry left of the band (no break: a second exit keeps the counts)
             for c in range(a - bw):
-                if W[idx[a], idx[c]] != 0.0:
-                    bw = a - c
-                    break
+                if wide == bw and W[idx[a], idx[c]] != 0.0:
+                    wide = a - c
+            bw = wide
         for a in range(n):
             for c in range(max(0, a - bw), a + 1):
                 L[a, bw - (a - c)] = W[idx[a], idx[c]]
-        if not band_cholesky_solve_inplace(L[:n, :n], bw, b[:n], dropped[:n]):
-            return False
+        ok = band_cholesky_solve_n(L, bw, b, dropped, n)
     else:
         for a in range(n):
             for c in range(n):
                 L[a, c] = W[idx[a], idx[c]]
-        if not lu_solve_inplace(L[:n, :n], b[:n]):
-            return False
-    for a in range(n):
+        ok = lu_solve_n(L, b, n)
+    for a in range(n if ok else 0):
         z[idx[a]] = b[a]
-    return True
+    return ok & _touch(W, q, F) & _touch(z, idx, b) & _touch(L, dropped, dropped)
+
+
+RUNNING = -1  # lcp_dense's status while it pivots
 
 
 @njit(cache=True, inline="always")
@@ -182,40 +186,47 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
     """bpp_lcp_csr (a plain LCP, no equality rows) on a dense W of k rows: 0 <= z ⊥ q + W z >= 0,
     warm-started from the active set active0; z, w (= q + W z), idx, b, L, F, dropped are scratch.
     Returns (status, principal solves) as bpp_lcp_csr. (Compiled into its caller with what it calls:
-    stepper._tiny_lcp then calls nothing, and its arrays cost no reference counts.)"""
+    stepper._tiny_lcp then calls nothing. Written with one exit and every array used last in the last
+    block (_linalg._touch), as are its helpers, and compiled with numba's numpy error model (no
+    division's raise path; no divisor here is zero: dmax is not, Cholesky pivots are > 0, LU pivots
+    above its tolerance): an early return, a raise path, or an array last used in a loop leaves
+    every array's reference counts, 41 pairs a step of a resting 10-bead column.)"""
+    st = RUNNING
     for i in range(k):
-        if not np.isfinite(q[i]):
-            return BAD_INPUT, 0
-        z[i] = 0.0
-    if k == 0:
-        return SOLVED, 0
+        if st == RUNNING and not np.isfinite(q[i]):
+            st = BAD_INPUT
+        if st == RUNNING:
+            z[i] = 0.0
+    if st == RUNNING and k == 0:
+        st = SOLVED
     qn = 0.0
     dmax = 0.0
-    for i in range(k):
+    for i in range(k if st == RUNNING else 0):
         qn = max(qn, abs(q[i]))
         dmax = max(dmax, abs(W[i, i]))
-    if qn == 0.0:
-        return SOLVED, 0
+    if st == RUNNING and qn == 0.0:
+        st = SOLVED
     if dmax == 0.0:
         dmax = 1.0
     tol_w = 1e-12 * qn
     tol_z = tol_w / dmax
     sym = True  # (csr_symmetric's test)
-    for i in range(k):
+    for i in range(k if st == RUNNING else 0):
         for j in range(i):
             x, y = W[i, j], W[j, i]
             if x != y and abs(x - y) > 1e-13 * (abs(x) + abs(y)):
                 sym = False
-    for i in range(k):
+    for i in range(k if st == RUNNING else 0):
         F[i] = active0[i]
     best = k + 1
     backup = _BACKUP
     swapped = -1  # the last single swap (bpp_lcp_csr's cycle test)
     it = 0
-    while it < max_iter:
+    while st == RUNNING and it < max_iter:
         it += 1
         if not _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
-            return SINGULAR_SUBPROBLEM, it
+            st = SINGULAR_SUBPROBLEM
+            continue
         _matvec_plus(W, z, q, k, w)
         ninf = 0
         last = -1
@@ -225,13 +236,15 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
                 ninf += 1
                 last = i
         if ninf == 0:
-            lim = 1e-9 * qn  # complementarity verified, as bpp_lcp_csr does
+            lim = 1e-9 * qn  # complementarity verified, as bpp_lcp_csr does (up to the first failure)
+            st = SOLVED
             for i in range(k):
-                if z[i] < 0.0:
-                    z[i] = 0.0
-                if not abs(min(z[i] * dmax, w[i])) <= lim:
-                    return SINGULAR_SUBPROBLEM, it
-            return SOLVED, it
+                if st == SOLVED:
+                    if z[i] < 0.0:
+                        z[i] = 0.0
+                    if not abs(min(z[i] * dmax, w[i])) <= lim:
+                        st = SINGULAR_SUBPROBLEM
+            continue
         if ninf < best:
             best = ninf
             backup = _BACKUP
@@ -248,11 +261,13 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
                         F[i] = False
                 elif w[i] < -tol_w:
                     F[i] = True
+            swapped = -1
+        elif last == swapped and (max_iter - it) % 2 == 0:  # a cycle, stopped as bpp_lcp_csr does
+            st = ITERATION_CAP
         else:
-            if last == swapped and (max_iter - it) % 2 == 0:  # a cycle, stopped as bpp_lcp_csr does
-                return ITERATION_CAP, it
             swapped = last
             F[last] = not F[last]
-            continue
-        swapped = -1
-    return ITERATION_CAP, it
+    if st == RUNNING:
+        st = ITERATION_CAP
+    touched = _touch(W, q, active0) & _touch(z, w, idx) & _touch(b, L, F) & _touch(dropped, dropped, dropped)
+    return (st if touched else BAD_INPUT), it  # (touched: always True)

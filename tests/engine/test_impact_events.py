@@ -8,7 +8,7 @@ import pytest
 
 from nsgui.engine import Simulator, codes, compile_scene
 from nsgui.engine import simulator as simulator_module
-from nsgui.engine.impact_events import dense_dot, dense_sum
+from nsgui.engine.impact_events import dense_dot, dense_sum, events_due, log_step_events
 from tests.helpers import example
 
 LENGTHS = list(range(0, 300)) + [383, 384, 385, 511, 512, 513, 1000, 1023, 1024, 1025, 2999, 3000, 4097]
@@ -177,3 +177,36 @@ def test_a_run_that_records_nothing_logs_no_contact_event():
     sim = Simulator(model)
     sim.run(1500, record=False)
     assert sim.stats["impacts"] > 5 and sim.pop_events() == []
+
+
+def test_events_are_due_exactly_when_the_step_has_an_event_row():
+    """events_due (the stepping loop's test before log_step_events) is True exactly when log_step_events
+    writes a row: on random statuses before and after a step of the 10-bead column, every contact in the
+    problem (an impact's row is looked up in it), including the cases of no change at all."""
+    model = compile_scene(example("bead_column_10"))
+    sim = Simulator(model)
+    sim.run(5)
+    m, d = sim._args
+    data = sim._data
+    nc = model.ncontacts
+    data.act[:nc] = np.arange(nc)
+    rng = np.random.default_rng(8)
+    seen = set()
+    for trial in range(400):
+        old = rng.integers(0, 4, nc).astype(data.status.dtype)
+        changes = trial % 4  # none, one, a few, any: no-change cases are most of a run's steps
+        new = old.copy()
+        if changes == 1:
+            new[rng.integers(nc)] = rng.integers(0, 4)
+        elif changes >= 2:
+            new = rng.integers(0, 4, nc).astype(data.status.dtype)
+        if trial % 8 == 0:
+            old[old == codes.IMPACT] = codes.STICK
+            new = old.copy()  # statuses unchanged and no impact: nothing to log
+        data.status[:] = new
+        due = events_due(d, old.copy())
+        elog = np.zeros((nc + 2, codes.N_EL))
+        n = log_step_events(m, d, nc, old.copy(), np.zeros((3, model.nq)), elog, 0)
+        assert due == (n > 0), (old, new)
+        seen.add(due)
+    assert seen == {True, False}

@@ -17,8 +17,8 @@ from nsgui.engine.solvers import (
     nsgs_fc2d,
     pgs_lcp,
 )
-from nsgui.engine.solvers._linalg import (band_cholesky_solve_inplace, band_cholesky_solve_wide,
-                                          tridiagonal_ldl_solve_inplace)
+from nsgui.engine.solvers._linalg import (band_cholesky_solve_inplace, band_cholesky_solve_n, band_cholesky_solve_wide,
+                                          lu_solve_n, tridiagonal_ldl_solve_inplace)
 
 TOL = 1e-9
 
@@ -623,3 +623,134 @@ def test_bpp_stops_at_a_cycle_on_a_singular_mixed_problem():
             if np.allclose(g[rows], 0.0, atol=1e-12) and g.min() > -1e-12 and (best is None or d @ d < best @ best):
                 best = d
     np.testing.assert_allclose(dq, best, atol=1e-9)
+
+
+def _cholesky_dense_reference(S, bw, rhs):
+    """Band Cholesky with dropped rows as the solvers did it with early returns, on the dense S and in
+    Python: (ok, factor (dense, lower), dropped, solution or None); the same operations in the same order."""
+    n = len(rhs)
+    F, dropped = np.zeros((n, n)), [False] * n
+    for i in range(n):
+        j0 = max(0, i - bw)
+        for j in range(j0, i + 1):
+            if j < i and dropped[j]:
+                continue  # (F[i, j] stays 0)
+            s = S[i, j]
+            for k in range(max(j0, j - bw), j):
+                s -= F[i, k] * F[j, k]
+            if j < i:
+                F[i, j] = s / F[j, j]
+            elif S[i, i] <= 0.0 or s <= 1e-10 * S[i, i]:
+                if S[i, i] > 0.0 and s < -1e-8 * S[i, i]:
+                    return False, F, dropped, None
+                dropped[i] = True
+                F[i, :i] = 0.0
+                F[i, i] = 1.0
+            else:
+                F[i, i] = np.sqrt(s)
+    x = list(rhs)
+    for i in range(n):  # F y = b, then Fᵀ x = y, dropped rows 0
+        s = x[i]
+        for k in range(max(0, i - bw), i):
+            s -= F[i, k] * x[k]
+        x[i] = 0.0 if dropped[i] else s / F[i, i]
+    for i in reversed(range(n)):
+        s = x[i]
+        for k in range(i + 1, min(n - 1, i + bw) + 1):
+            s -= F[k, i] * x[k]
+        x[i] = 0.0 if dropped[i] else s / F[i, i]
+    return True, F, dropped, np.array(x)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_band_cholesky_on_the_first_rows_is_the_early_return_algorithm_bit_for_bit(seed):
+    """band_cholesky_solve_n (one exit, no views: the tiny LCP's principal solve) on the first n rows of
+    larger arrays: the factor, the dropped rows and the solution of the early-return algorithm on the
+    dense matrix, to the last bit, PSD with redundant rows or indefinite (False, b unchanged); the rows
+    past n untouched."""
+    rng = np.random.default_rng(900 + seed)
+    n = 1 + seed % 12
+    bw = int(rng.integers(0, n))
+    if n > 1 and (seed % 3 == 0 or seed % 4 == 3):
+        bw = max(bw, 1)  # (the redundant row's and the indefinite entry's coupling in the band)
+    G = np.zeros((n, n))
+    for i in range(n):
+        lo = max(0, i - bw // 2)
+        G[i, lo:i + 1] = rng.standard_normal(i + 1 - lo)
+    if n > 2 and seed % 3 == 0:
+        G[n - 1] = 2.0 * G[n - 2]  # a redundant row
+    S = G @ G.T + 1e-14 * np.eye(n)
+    if seed % 4 == 3 and n > 1:
+        S[1, 0] = S[0, 1] = 3.0 * np.sqrt(S[0, 0] * S[1, 1])  # indefinite
+    rhs = rng.standard_normal(n)
+    size = 16
+    L = np.full((size, size), 7.0)
+    for i in range(n):
+        for j in range(max(0, i - bw), i + 1):
+            L[i, bw - (i - j)] = S[i, j]
+    b, dropped = np.full(size, 5.0), np.ones(size, np.bool_)
+    b[:n] = rhs
+    L0 = L.copy()
+    ok = band_cholesky_solve_n(L, bw, b, dropped, n)
+    want_ok, F, want_dropped, x = _cholesky_dense_reference(S, bw, rhs)
+    assert ok == want_ok and ok == (seed % 4 != 3 or n == 1)
+    assert np.array_equal(L[n:], L0[n:]) and (b[n:] == 5.0).all() and dropped[n:].all()
+    if ok:
+        assert list(dropped[:n]) == want_dropped and any(want_dropped) == (n > 2 and seed % 3 == 0)
+        assert np.array_equal(b[:n], x)
+        for i in range(n):
+            for j in range(max(0, i - bw), i + 1):
+                assert L[i, bw - (i - j)] == F[i, j]
+    else:
+        assert np.array_equal(b[:n], rhs)
+
+
+def _lu_reference(A, rhs):
+    """Gaussian elimination with partial pivoting as lu_solve_inplace did it with early returns, in Python."""
+    A, x, n = A.copy(), list(rhs), len(rhs)
+    amax = np.abs(A).max() if n else 0.0
+    if n and amax == 0.0:
+        return False, None
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(A[k:, k])))  # (the first largest, as the strict > keeps it)
+        if abs(A[p, k]) <= 1e-14 * amax:
+            return False, None
+        A[[k, p], k:] = A[[p, k], k:]
+        x[k], x[p] = x[p], x[k]
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] * inv
+            if f != 0.0:
+                A[i, k + 1:] -= f * A[k, k + 1:]
+                x[i] -= f * x[k]
+    for i in reversed(range(n)):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * x[j]
+        x[i] = s / A[i, i]
+    return True, np.array(x)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_lu_on_the_first_rows_is_the_early_return_algorithm_bit_for_bit(seed):
+    """lu_solve_n (one exit, no views) on the first n rows of larger arrays: the early-return algorithm's
+    solution to the last bit, False on a singular matrix (a zero one, a repeated row), rows past n
+    untouched."""
+    rng = np.random.default_rng(700 + seed)
+    n = seed % 9
+    A = rng.standard_normal((n, n))
+    if seed % 5 == 4 and n > 1:
+        A[n - 1] = A[0]  # singular: the elimination meets a pivot of round-off size or zero
+    if seed % 10 == 9:
+        A[:] = 0.0
+    rhs = rng.standard_normal(n)
+    big, b = np.full((12, 12), 3.0), np.full(12, 4.0)
+    big[:n, :n], b[:n] = A, rhs
+    ok = lu_solve_n(big, b, n)
+    want_ok, x = _lu_reference(A, rhs)
+    assert ok == want_ok
+    assert (big[n:] == 3.0).all() and (big[:, n:] == 3.0).all() and (b[n:] == 4.0).all()
+    if ok and n:
+        assert np.array_equal(b[:n], x)
+        np.testing.assert_allclose(A @ b[:n], rhs, atol=1e-8 * max(1.0, np.abs(A).max() * np.abs(x).max()))
+    assert ok == (n == 0 or not (seed % 10 == 9 or (seed % 5 == 4 and n > 1)))

@@ -71,7 +71,7 @@ def _dense(rcols, rvals, rnnz, k, mptr, mcol, mval, n, q, mu, r0):
     delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
     r = r0.copy()
     u = np.zeros(4)
-    status, it, err = nsgs_dense(W, q, mu, r, k // 2, TOL, 1000, u)
+    status, it, err = nsgs_dense(W, q, mu, r, k // 2, TOL, 1000, u, np.empty((4, 4)))
     return r[:k], status, it, err, W[:k, :k], X[:, :k]
 
 
@@ -125,10 +125,11 @@ def test_warm_start_test_then_sweeps_is_one_nsgs_dense_call(seed):
     X, W = np.zeros((n, 4)), np.zeros((4, 4))
     delassus_dense(rcols, rvals, rnnz, 2 * nc, mptr, mcol, mval, X, W)
     r_one, u_one = r0.copy(), np.zeros(4)
-    one = nsgs_dense(W, q, mu[:nc], r_one, nc, TOL, 1000, u_one)
+    one = nsgs_dense(W, q, mu[:nc], r_one, nc, TOL, 1000, u_one, np.empty((4, 4)))
     r_two, u_two = r0.copy(), np.zeros(4)
     status, err, _norm, _dmax = nsgs_dense_start(W, q, mu[:nc], r_two, nc, TOL, u_two)
-    two = (status, 0, err) if status != SWEEPS else nsgs_dense(W, q, mu[:nc], r_two, nc, TOL, 1000, u_two)
+    two = (status, 0, err) if status != SWEEPS else nsgs_dense(W, q, mu[:nc], r_two, nc, TOL, 1000, u_two,
+                                                               np.empty((4, 4)))
     assert one == two
     np.testing.assert_array_equal(r_one, r_two)
     assert (status == SOLVED) == (one[1] == 0)
@@ -138,7 +139,7 @@ def test_non_finite_right_hand_side_is_left_to_the_general_path():
     W = np.eye(4)
     q = np.array([-1.0, np.nan, 0.0, 0.0])
     r = np.zeros(4)
-    status, _it, err = nsgs_dense(W, q, np.array([0.3, 0.3]), r, 2, TOL, 100, np.zeros(4))
+    status, _it, err = nsgs_dense(W, q, np.array([0.3, 0.3]), r, 2, TOL, 100, np.zeros(4), np.empty((4, 4)))
     assert status != SOLVED and not np.isfinite(err)
 
 

@@ -13,49 +13,62 @@ def lu_solve_inplace(A, b):
     A (n x n) and b (n) are overwritten; on success b holds x. Returns False when a pivot is
     below 1e-14 * max|A| (numerically singular).
     """
-    n = b.shape[0]
+    return lu_solve_n(A, b, b.shape[0])
+
+
+@numba.njit(cache=True, inline="always")
+def lu_solve_n(A, b, n):
+    """lu_solve_inplace on A[:n, :n] and b[:n], without the views, in one exit, every array used last in its
+    last block (see _touch): compiled into a function that calls nothing, it keeps no reference counts."""
     amax = 0.0
     for i in range(n):
         for j in range(n):
             v = abs(A[i, j])
             if v > amax:
                 amax = v
-    if n == 0:
-        return True
-    if amax == 0.0:
-        return False
+    ok = n == 0 or amax != 0.0
     tiny = 1e-14 * amax
     for k in range(n):
         p = k
-        pv = abs(A[k, k])
-        for i in range(k + 1, n):
-            v = abs(A[i, k])
-            if v > pv:
-                pv = v
-                p = i
-        if pv <= tiny:
-            return False
-        if p != k:
-            for j in range(k, n):
-                t = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = t
-            t = b[k]
-            b[k] = b[p]
-            b[p] = t
-        inv = 1.0 / A[k, k]
-        for i in range(k + 1, n):
-            f = A[i, k] * inv
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
-                b[i] -= f * b[k]
-    for i in range(n - 1, -1, -1):
+        if ok:
+            pv = abs(A[k, k])
+            for i in range(k + 1, n):
+                v = abs(A[i, k])
+                if v > pv:
+                    pv = v
+                    p = i
+            ok = not pv <= tiny
+        if ok:
+            if p != k:
+                for j in range(k, n):
+                    t = A[k, j]
+                    A[k, j] = A[p, j]
+                    A[p, j] = t
+                t = b[k]
+                b[k] = b[p]
+                b[p] = t
+            inv = 1.0 / A[k, k]
+            for i in range(k + 1, n):
+                f = A[i, k] * inv
+                if f != 0.0:
+                    for j in range(k + 1, n):
+                        A[i, j] -= f * A[k, j]
+                    b[i] -= f * b[k]
+    for i in range(n - 1 if ok else -1, -1, -1):
         s = b[i]
         for j in range(i + 1, n):
             s -= A[i, j] * b[j]
         b[i] = s / A[i, i]
-    return True
+    return ok & _touch(A, b, b)
+
+
+@numba.njit(cache=True, inline="always")
+def _touch(a, b, c):
+    """A last use of three arrays, in one block (always True). An inlined helper, or a function, whose
+    arrays' last uses lie in loops or on branches gets their reference-count decrements on several
+    paths (LLVM moves them into the loops' exits), and numba's pruning then keeps every array's pair;
+    used last here, after the loops, the decrements share one block and are pruned."""
+    return (a.shape[0] | b.shape[0] | c.shape[0]) >= 0
 
 
 @numba.njit(cache=True, inline="always")
@@ -69,14 +82,22 @@ def band_cholesky_solve_inplace(L, bw, b, dropped):
     rest is solved as if that row/column were removed. Returns False if the matrix is
     clearly indefinite (a pivot below -1e-8 times its diagonal).
     """
-    n = b.shape[0]
+    return band_cholesky_solve_n(L, bw, b, dropped, b.shape[0])
+
+
+@numba.njit(cache=True, inline="always")
+def band_cholesky_solve_n(L, bw, b, dropped, n):
+    """band_cholesky_solve_inplace on the first n rows of L, b and dropped, without the views, in one exit
+    (a row past an indefinite pivot is left as it is), every array used last in its last block (_touch):
+    compiled into a function that calls nothing, it keeps no reference counts."""
     for i in range(n):
         dropped[i] = False
+    ok = True
     for i in range(n):
         j0 = i - bw
         if j0 < 0:
             j0 = 0
-        for j in range(j0, i + 1):
+        for j in range(j0, i + 1 if ok else j0):
             cij = bw - (i - j)
             if j < i and dropped[j]:
                 L[i, cij] = 0.0
@@ -89,28 +110,28 @@ def band_cholesky_solve_inplace(L, bw, b, dropped):
                 s -= L[i, bw - (i - k)] * L[j, bw - (j - k)]
             if j < i:
                 L[i, cij] = s / L[j, bw]
-            elif not _band_pivot(L, bw, i, j0, s, dropped):
-                return False
-    _band_substitute(L, bw, b, dropped)
-    return True
+            else:
+                ok = _band_pivot(L, bw, i, j0, s, dropped)
+    done = _band_substitute(L, bw, b, dropped, n if ok else 0)
+    return ok & done & _touch(L, b, dropped)
 
 
 @numba.njit(cache=True, inline="always")
 def _band_pivot(L, bw, i, j0, s, dropped):
-    """Row i's pivot from s (S[i, i] less the squares of the row's factor entries); False when S is clearly
-    indefinite there."""
+    """Row i's pivot from s (S[i, i] less the squares of the row's factor entries); False, changing
+    nothing, when S is clearly indefinite there."""
     diag = L[i, bw]  # still the original diagonal entry of S
     # entries of row i already hold L values; keep the original diagonal in s
-    if diag <= 0.0 or s <= 1e-10 * diag:
-        if diag > 0.0 and s < -1e-8 * diag:
-            return False
+    low = diag <= 0.0 or s <= 1e-10 * diag
+    ok = not (low and diag > 0.0 and s < -1e-8 * diag)
+    if low and ok:
         dropped[i] = True
         for k in range(j0, i):
             L[i, bw - (i - k)] = 0.0
         L[i, bw] = 1.0
-    else:
+    elif ok:
         L[i, bw] = np.sqrt(s)
-    return True
+    return ok & _touch(L, dropped, dropped)
 
 
 @numba.njit(cache=True, inline="always")
@@ -170,14 +191,13 @@ def band_cholesky_solve_wide(L, bw, b, dropped):
                 L[i, ci + jj] = s / L[jj, bw]
             elif not _band_pivot(L, bw, i, j0, s, dropped):
                 return False
-    _band_substitute(L, bw, b, dropped)
+    _band_substitute(L, bw, b, dropped, b.shape[0])
     return True
 
 
 @numba.njit(cache=True, inline="always")
-def _band_substitute(L, bw, b, dropped):
-    """b = S⁻¹ b from the band factor (dropped rows: 0)."""
-    n = b.shape[0]
+def _band_substitute(L, bw, b, dropped, n):
+    """b[:n] = S⁻¹ b[:n] from the band factor (dropped rows: 0)."""
     # forward: L y = b
     for i in range(n):
         if dropped[i]:
@@ -202,6 +222,7 @@ def _band_substitute(L, bw, b, dropped):
         for k in range(i + 1, j1 + 1):
             s -= L[k, bw - (k - i)] * b[k]
         b[i] = s / L[i, bw]
+    return _touch(L, b, dropped)  # (True)
 
 
 @numba.njit(cache=True)
