@@ -122,7 +122,7 @@ def _contact_geometry(m, d, skipping):
     deep, polygons = _point_geometry(m, d)
     skipped = False
     if polygons:
-        skipped, deep_polygons = _polygon_geometry(m, d, skipping)
+        skipped, deep_polygons = _polygon_geometry(m, d, skipping, d.act, -1)  # (every candidate: act unread)
         deep = deep or deep_polygons
     return skipped, deep
 
@@ -161,9 +161,10 @@ def _point_geometry(m, d):
 
 
 @njit(cache=True)
-def _polygon_geometry(m, d, skipping):
+def _polygon_geometry(m, d, skipping, live, nlive):
     """_contact_geometry of the candidates against a polygon: returns (whether one was skipped, whether a
-    computed one lies deeper than the projection tolerance)."""
+    computed one lies deeper than the projection tolerance). nlive >= 0: only the candidates live[1:nlive + 1]
+    (near_candidates.py: the others are provably out of reach), else every one."""
     ci, cf, verts = m.ci, m.cf, m.verts
     gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
     kin = d.kin
@@ -178,7 +179,8 @@ def _polygon_geometry(m, d, skipping):
     edges, done = d.edges, d.edge_done
     for i in range(done.shape[0]):
         done[i] = False
-    for c in range(ci.shape[0]):
+    for i in range(ci.shape[0] if nlive < 0 else nlive):
+        c = i if nlive < 0 else live[1 + i]
         if ci[c, CI_BTYPE] != POLYGON:
             continue
         a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
@@ -240,14 +242,23 @@ def _normal_velocities_of(m, d):
     """d.un = every candidate's normal velocity at the geometry and kinematics in d (_normal_velocities,
     compiled in: this calls nothing, and its arrays cost no reference counts)."""
     kin = d.kin
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un)
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un, d.act, -1)
+
+
+@njit(cache=True)
+def normal_velocities_live(m, d, live):
+    """_normal_velocities_of for the candidates live[1:live[0] + 1] only (near_candidates.py)."""
+    kin = d.kin
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un, live, live[0])
 
 
 @njit(cache=True, inline="always")
-def _normal_velocities(ci, v, pos, vel, omg, nrm, pa, pb, un):
-    """un[c] = normal_velocity of every candidate, in one loop, the helpers given scalars: a call per
-    candidate with these arrays would cost their reference counts, ten times the arithmetic."""
-    for c in range(ci.shape[0]):
+def _normal_velocities(ci, v, pos, vel, omg, nrm, pa, pb, un, live, nlive):
+    """un[c] = normal_velocity of every candidate (nlive >= 0: of live[1:nlive + 1]), in one loop, the
+    helpers given scalars: a call per candidate with these arrays would cost their reference counts, ten
+    times the arithmetic."""
+    for i in range(ci.shape[0] if nlive < 0 else nlive):
+        c = i if nlive < 0 else live[1 + i]
         if ci[c, CI_BTYPE] == LIMIT:
             un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
             continue

@@ -110,13 +110,23 @@ def projection_due(m, d):
     than the tolerance, no persistent one drifted by more than DRIFT_TOL) would end it at once, having
     changed nothing. Most steps of a resting or sliding scene, and every step in flight; the test
     without project_positions' allocations and reference counts (it calls nothing)."""
+    return projection_due_live(m, d, d.act, -1)  # (every candidate: act unread)
+
+
+@njit(cache=True)
+def projection_due_live(m, d, live, nlive):
+    """projection_due reading the candidates live[1:nlive + 1] only when nlive >= 0 (a lazy run's near
+    candidates, near_candidates.py: the others are not pushed and their gaps are positive, which changes
+    neither test), else every candidate."""
     gap, lamN, anchor, un, status, ci, cf, kin, nrm = d.gap, d.lamN, d.anchor, d.un, d.status, m.ci, m.cf, d.kin, d.nrm
     nc = gap.shape[0]
     enabled = d.ctrl[m.ai.shape[0] + nc:]
     rest_v = max(m.fs[FS_REST_V], 1e-9)
     gmin = 0.0
     drift = 0.0
-    for c in range(nc):  # (project_positions' sums and tests, in its order)
+    nl = nc if nlive < 0 else nlive
+    for i in range(nl):  # (project_positions' sums and tests, in its order)
+        c = i if nlive < 0 else live[1 + i]
         kind = _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c], rest_v)
         if enabled[c] != 0.0 and kind == 0 and gap[c] < gmin:
             gmin = gap[c]
@@ -124,7 +134,8 @@ def projection_due(m, d):
             drift = max(drift, abs(gap[c]))
     due = gmin < -m.fs[FS_PROJ_TOL] or not drift <= DRIFT_TOL  # (not <=: a NaN drift projects, as there)
     pos, cs = kin.pos, kin.cs
-    for c in range(0 if due else nc):
+    for i in range(0 if due else nl):
+        c = i if nlive < 0 else live[1 + i]
         if _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c],
                  rest_v) == 2:
             # _drift_along's numbers written out with scalars (one return, no call: a call or a helper

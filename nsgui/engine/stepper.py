@@ -47,12 +47,13 @@ from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_in
 from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
-from .evaluation import complete_geometry, evaluate, evaluate_skipping, force_jacobians, kinetic_energy
+from .evaluation import complete_geometry, evaluate, force_jacobians, kinetic_energy
 from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .impact_events import events_due, log_step_events
 from .perturbation import perturbation_power, write_perturbation
-from .projection import anchor_contacts, project_positions, projection_due
+from .near_candidates import evaluate_near, new_near
+from .projection import anchor_contacts, project_positions, projection_due_live
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
@@ -134,7 +135,9 @@ def _steps(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, book)
     When nothing reads the candidates' gaps between two steps' evaluations (no recorded contact
     signal, no controller, switch or loop joint) the end-of-step geometry skips the candidates out of
     reach (evaluation.evaluate_skipping: provably inactive in the next step, never the smallest gap,
-    never in the projection); d then gets every candidate's exact geometry before the call returns."""
+    never in the projection), and the candidates that stay out of reach while the bodies move less than a
+    skin are left out of the step's loops (near_candidates.py: the same steps); d then gets every
+    candidate's exact geometry before the call returns."""
     record = rows.shape[0] >= nsteps and rows.shape[0] > 0
     lazy = (m.ki.shape[0] + m.switched.shape[0] + m.li.shape[0] == 0 and d.stats[ST_MINGAP] <= 0.0
             and not (record and (cols.shape[0] == 0 or parts & ROW_CONTACTS)) and _has_skippable(m))
@@ -176,6 +179,8 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
     # the inputs' forces: at every step when there are inputs (actuators, the mouse's pull: set between
     # calls), else zero from the first step on
     inputs = actuated or d.ctrl[d.ctrl.shape[0] - N_PT + PT_BODY] >= 0.0
+    # a lazy run's near candidates (near_candidates.py); elsewhere live[0] = -1: every candidate
+    live, ref = new_near(d.gap.shape[0] if lazy else 0, d.kin.pos.shape[0] if lazy else 0)
     evaluate(m, d, not const_M)
     if const_M:
         d.M[:, :] = m.M_const
@@ -195,7 +200,7 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
             constrain_free_velocity(m, d)
         if switched:
             update_switches(m, d)
-        nact, fric = activate_contacts(m, d)
+        nact, fric = activate_contacts_live(m, d, live, live[0])
         warnings = stats[ST_WARNINGS]
         code, cand = solve_contact_problem(m, d, nact, fric)
         if stats[ST_WARNINGS] != warnings and logged < wlog.shape[0]:  # stamped with the step's own time
@@ -219,7 +224,7 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
         commit_step(d, t + m.fs[FS_H])
         # end of step: the model at the new state (also the start of the next step)
         if lazy:
-            upot = evaluate_skipping(m, d, not const_M)
+            upot = evaluate_near(m, d, not const_M, live, ref)
         else:
             upot = evaluate(m, d, not const_M)
         if loops:
@@ -232,13 +237,13 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
                 upot = project_positions(m, d, upot)
                 upot = project_loops(m, d, upot)
             keep_loop_velocities(m, d, v0)
-        elif projection and projection_due(m, d):
+        elif projection and projection_due_live(m, d, live, live[0]):
             upot = project_positions(m, d, upot)
         if cols.shape[0] > 0:
             # record_step of a selection, written out here: a function holding arrays across a call of its
             # own pays two atomic reference-count operations per array and call (numba keeps them), more
             # than the few columns cost; _steps holds them once per call
-            _keep_min_gap(m, d)
+            _keep_min_gap(m, d, live, live[0])
             code, col = OK, -1
             if record:
                 kin = kinetic_energy(m, d, d.v) if parts & ROW_ENERGY else 0.0
@@ -474,7 +479,14 @@ def activate_contacts(m, d):
     its start) enter the problem, in d.act, with their sparse normal and tangent rows in d.HN, d.HT.
     Returns (how many, whether any has friction). (It holds no arrays across its calls: the work is in
     functions that call none, whose arrays cost no reference counts.)"""
-    nact = _activation(m, d)
+    return activate_contacts_live(m, d, d.act, -1)  # (every candidate: act unread)
+
+
+@njit(cache=True)
+def activate_contacts_live(m, d, live, nlive):
+    """activate_contacts of the candidates live[1:nlive + 1] (nlive >= 0: a lazy run's near candidates,
+    near_candidates.py; the others cannot be active), else of every candidate: the same contacts."""
+    nact = _activation(m, d, live, nlive)
     if nact == 0:  # (a scene in flight: the rows' fields are not even bound)
         return 0, False
     anyfric = _active_rows(m, d, nact)
@@ -484,14 +496,16 @@ def activate_contacts(m, d):
 
 
 @njit(cache=True)
-def _activation(m, d):
-    """activate_contacts' test: the active candidates into d.act; returns how many."""
+def _activation(m, d, live, nlive):
+    """activate_contacts' test: the active candidates (of live[1:nlive + 1] when nlive >= 0) into d.act, in
+    candidate order; returns how many."""
     h, gamma, threshold = m.fs[FS_H], m.fs[FS_GAMMA], m.fs[FS_ACTIVATION]
     projection = m.isets[IS_PROJECTION]
     gap, un, act = d.gap, d.un, d.act
     nact = 0
     enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
-    for c in range(gap.shape[0]):
+    for i in range(gap.shape[0] if nlive < 0 else nlive):
+        c = i if nlive < 0 else live[1 + i]
         if enabled[c] == 0.0:  # a switched-off contact: the bodies pass through each other
             continue
         # standard rule y + γ h y' <= 0; with projection a closed contact (gap ~ 0 after the
@@ -916,7 +930,7 @@ def record_step(m, d, rows, step, upot, record):
     rows[step]. Returns (NOT_FINITE, column or -1) if a recorded value, the energy or a gap is not
     finite (no such row is ever handed out), else (OK, -1)."""
     stats = d.stats
-    _keep_min_gap(m, d)
+    _keep_min_gap(m, d, d.act, -1)  # (every candidate: act unread)
     if record:
         kin = kinetic_energy(m, d, d.v)
         write_row(m, d, rows[step], kin, upot)
@@ -929,11 +943,13 @@ def record_step(m, d, rows, step, upot, record):
 
 
 @njit(cache=True)
-def _keep_min_gap(m, d):
-    """The smallest gap of an enabled contact so far (stats, the run's largest penetration)."""
+def _keep_min_gap(m, d, live, nlive):
+    """The smallest gap of an enabled contact so far (stats, the run's largest penetration); nlive >= 0:
+    of the candidates live[1:nlive + 1] (near_candidates.py: the others' gaps are positive), else all."""
     gap, stats = d.gap, d.stats
     enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
-    for c in range(gap.shape[0]):
+    for i in range(gap.shape[0] if nlive < 0 else nlive):
+        c = i if nlive < 0 else live[1 + i]
         if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
             stats[ST_MINGAP] = gap[c]
 

@@ -1,0 +1,134 @@
+"""The near candidates (a Verlet list) of a lazy run (stepper._steps: nobody reads the gaps between steps).
+
+evaluation.evaluate_skipping tests every candidate point against a polygon at every step and skips those
+out of reach (at rest, 900 of the 55-box pyramid's 1120): the test itself, the normal velocities, the
+activation, the projection's test and the smallest gap then still loop over all of them. Here the
+candidates that stay out of reach while no body moves by more than a skin are listed once: a point whose
+distance to the polygon's body origin exceeds the reach of evaluate_skipping's test (_out_of_reach) by
+more than the skin at the list's build is left out of those loops until a body's motion since the build,
+plus how far it can move in a step (the γ h speed term of the test), could use up half the skin. A
+candidate left out is one _out_of_reach declares out of reach at each of those steps (bounds below), so
+it is inactive, never the smallest gap, never in the projection, exactly as when skipped: the steps are
+the same bit for bit. Its gap, normal and normal velocity are left as they were (nothing reads them
+before complete_geometry gives every candidate its geometry at the end of the call).
+
+Bounds, per body i since the build (computed values; norms by sums of absolute values, >= Euclidean):
+M_i = |Δx| + |Δy| of its origin, T_i = |Δcos| + |Δsin| (a body-frame point at distance ρ moves by ρ T_i
+at most: R(θ) - R(θ0) is a rotation scaled by |(Δcos, Δsin)|), S_i = |vx| + |vy|, W_i = |ω| now, and
+ρ_i the largest arm of its candidates (|alx| + |aly| + r_a where it carries the point, the polygon's
+bound + r_b where it carries the polygon). A point on a, polygon on b: its distance to b's origin
+shrank by at most M_a + ρ_a T_a + M_b, and _out_of_reach's limit grew by γh (S_a + ρ_a W_a + S_b + ρ_b W_b)
+and 1e-9 M_b; with P_i = M_i (1 + 1e-9) + γh S_i + ρ_i (T_i + γh W_i) both are within P_a + P_b <= skin
+while every P_i <= skin / 2.
+"""
+
+import numpy as np
+from numba import njit
+
+from .codes import (CF_ALX, CF_ALY, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE, FS_ACTIVATION, FS_GAMMA, FS_H,
+                    POLYGON)
+from .contact_geometry import CF_BOUND, body_point
+from .dynamics import body_kinematics, element_forces
+from .evaluation import (_contact_geometry, _gravity_and_bias, _normal_velocities_of, _point_geometry,
+                         _polygon_geometry, normal_velocities_live)
+
+SKIN = 0.1        # of the smallest reach (polygon bound + radii) of a candidate that can be skipped
+MARGIN = 1e-6     # relative: round-off of the distances, far above it
+
+
+@njit(cache=True)
+def new_near(nc, nb):
+    """A list not built yet. live: live[0] the count of live candidates (-1: every candidate), then
+    they, in order; ref: per body its origin, cos, sin at the build and ρ, then the skin in the last row."""
+    live = np.empty(nc + 1, np.int64)
+    live[0] = -1
+    return live, np.zeros((nb + 1, 5))
+
+
+@njit(cache=True)
+def evaluate_near(m, d, want_mass, live, ref):
+    """evaluation.evaluate_skipping with the list: the same values of every live candidate (and the same
+    potential energy, returned); the list rebuilt (at the skipping geometry of every candidate) when a
+    body may have used up its share of the skin."""
+    body_kinematics(m, d.q, d.v, d.kin)
+    full = False
+    if live[0] >= 0 and _near_valid(m, d, ref):
+        deep, polygons = _point_geometry(m, d)
+        skipped, deep_polygons = _polygon_geometry(m, d, True, live, live[0])
+        skipped = skipped or live[0] < live.shape[0] - 1
+        deep = deep or deep_polygons
+    else:
+        skipped, deep = _contact_geometry(m, d, True)
+        _near_build(m, d, live, ref)
+        full = True
+    if skipped and deep:
+        _contact_geometry(m, d, False)
+        full = True
+    Ug = _gravity_and_bias(m, d, want_mass)  # evaluation.evaluate_forces' sums
+    Ue = 0.0
+    if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:
+        Ue = element_forces(m, d.q, d.v, d.kin, d.F)
+    if full:
+        _normal_velocities_of(m, d)
+    else:
+        normal_velocities_live(m, d, live)
+    return Ug + Ue
+
+
+@njit(cache=True)
+def _near_valid(m, d, ref):
+    """Whether every body's P_i (module doc) is within half the skin."""
+    kin = d.kin
+    pos, cs, vel, omg = kin.pos, kin.cs, kin.vel, kin.omg
+    gh = max(m.fs[FS_GAMMA], 0.0) * m.fs[FS_H]
+    nb = pos.shape[0]
+    half = 0.5 * ref[nb, 0]
+    for i in range(nb):
+        p = ((abs(pos[i, 0] - ref[i, 0]) + abs(pos[i, 1] - ref[i, 1])) * (1.0 + 1e-9)
+             + gh * (abs(vel[i, 0]) + abs(vel[i, 1]))
+             + ref[i, 4] * (abs(cs[i, 0] - ref[i, 2]) + abs(cs[i, 1] - ref[i, 3]) + gh * abs(omg[i])))
+        if not p <= half:  # (not: a non-finite state rebuilds, and a rebuild leaves out nothing non-finite)
+            return False
+    return True
+
+
+@njit(cache=True)
+def _near_build(m, d, live, ref):
+    """The list at the kinematics in d.kin: ρ per body, the skin, and every candidate but the points
+    against a polygon on a body, not pushed in the last step, farther than the test's reach plus the skin."""
+    ci, cf, lamN = m.ci, m.cf, d.lamN
+    kin = d.kin
+    pos, cs = kin.pos, kin.cs
+    nb = pos.shape[0]
+    threshold = max(m.fs[FS_ACTIVATION], 0.0)
+    for i in range(nb):
+        ref[i, 0], ref[i, 1], ref[i, 2], ref[i, 3], ref[i, 4] = pos[i, 0], pos[i, 1], cs[i, 0], cs[i, 1], 0.0
+    smallest = np.inf
+    for c in range(ci.shape[0]):
+        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+        if ci[c, CI_BTYPE] != POLYGON or b < 0:
+            continue
+        reach = cf[c, CF_BOUND] + cf[c, CF_RA] + cf[c, CF_RB]
+        smallest = min(smallest, reach)
+        ref[b, 4] = max(ref[b, 4], cf[c, CF_BOUND] + cf[c, CF_RB])
+        if a >= 0:
+            ref[a, 4] = max(ref[a, 4], abs(cf[c, CF_ALX]) + abs(cf[c, CF_ALY]) + cf[c, CF_RA])
+    skin = SKIN * smallest if np.isfinite(smallest) else 0.0
+    ref[nb, 0] = skin
+    n = 0
+    for c in range(ci.shape[0]):
+        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+        out = False
+        if ci[c, CI_BTYPE] == POLYGON and b >= 0 and lamN[c] == 0.0 and skin > 0.0:
+            cx, cy = cf[c, CF_ALX], cf[c, CF_ALY]
+            if a >= 0:
+                cx, cy = body_point(pos[a, 0], pos[a, 1], cs[a, 0], cs[a, 1], cx, cy)
+            bpx, bpy = pos[b, 0], pos[b, 1]
+            reach = cf[c, CF_BOUND] + cf[c, CF_RA] + cf[c, CF_RB]
+            dist = np.sqrt((cx - bpx) ** 2 + (cy - bpy) ** 2)
+            scale = 1.0 + reach + dist + abs(bpx) + abs(bpy)
+            out = dist - reach - threshold - 1e-9 * scale - MARGIN * scale > skin
+        if not out:
+            live[1 + n] = c
+            n += 1
+    live[0] = n
