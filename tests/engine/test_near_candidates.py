@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from nsgui.engine import Simulator, compile_scene
-from nsgui.engine.codes import CI_BBODY, CI_BTYPE, POLYGON
+from nsgui.engine.codes import CI_BBODY, CI_BTYPE, FS_GAMMA, FS_H, POLYGON
 from nsgui.engine.evaluation import evaluate, evaluate_skipping
 from nsgui.engine.near_candidates import _near_valid, evaluate_near, new_near
 from tests.engine.test_heaps import HEAPS
@@ -47,23 +47,23 @@ def test_the_list_leaves_out_far_points_only():
     assert skin > 0.0 and (dd.gap[out] > skin).all()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_left_out_points_stay_skipped_while_the_list_holds(seed):
+def _spread_and_check(model, sim, live, ref, seed, skin):
     """The pyramid spread apart (positions scaled by 1 + s from the ground: no overlap), each box turned and
-    set moving at random, s from 1e-5 to 0.05: whenever the list still holds, every point it leaves out is
-    one evaluate_skipping skips, and the live ones' geometry is evaluate_skipping's bit for bit; spread
-    farther, the list no longer holds."""
-    model, sim = _at_rest()
+    set moving at random (up to 10 s / 0.05 times the speed that crosses the skin in γ h), s from 1e-5 to 0.05:
+    whenever the list still holds, every point it leaves out is one evaluate_skipping skips, and the live
+    ones' geometry is evaluate_skipping's bit for bit. Returns how many times the list held and how many it
+    did not."""
     m, dd = sim._args
     d = sim._data
-    live, ref = _built(model, sim)
     q0, v0 = d.q.copy(), d.v.copy()
     rng = np.random.default_rng(seed)
+    fs = model.arrays.fs
+    crossing = skin / (fs[FS_GAMMA] * fs[FS_H])
     held = dropped = 0
     for s in np.geomspace(1e-5, 0.05, 40):
         d.q[:] = q0 * (1.0 + s)
         d.q[2::3] = q0[2::3] + rng.uniform(-0.1, 0.1, q0[2::3].shape) * s   # free boxes: x, y, theta
-        d.v[:] = v0 + rng.uniform(-10.0, 10.0, v0.shape) * s
+        d.v[:] = v0 + rng.uniform(-1.0, 1.0, v0.shape) * 10.0 * s / 0.05 * crossing
         keep = live.copy()
         evaluate_skipping(m, dd, False)
         lazy = _geometry(d)
@@ -81,4 +81,24 @@ def test_left_out_points_stay_skipped_while_the_list_holds(seed):
             np.testing.assert_array_equal(x[~out], y[~out])
         for x, y in zip(_geometry(d), before):   # the ones left out are not touched
             np.testing.assert_array_equal(x[out], y[out])
+    return held, dropped
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_left_out_points_stay_skipped_while_the_list_holds(seed):
+    """_spread_and_check: the list holds for the small spreads, and not past the skin."""
+    model, sim = _at_rest()
+    live, ref = _built(model, sim)
+    held, dropped = _spread_and_check(model, sim, live, ref, seed, ref[-1, 0])
     assert held > 5 and dropped > 5
+
+
+def test_a_list_kept_past_its_skin_is_caught():
+    """The check above fails for a list kept beyond what its build allows (its skin enlarged 20×
+    afterwards): a point it leaves out comes within reach while the list still holds."""
+    model, sim = _at_rest()
+    live, ref = _built(model, sim)
+    skin = ref[-1, 0]
+    ref[-1, 0] *= 20.0
+    with pytest.raises(AssertionError, match="0.0"):   # the first assertion: a left-out point computed
+        _spread_and_check(model, sim, live, ref, 1, skin)
