@@ -10,7 +10,11 @@ plus how far it can move in a step (the γ h speed term of the test), could use 
 candidate left out is one _out_of_reach declares out of reach at each of those steps (bounds below), so
 it is inactive, never the smallest gap, never in the projection, exactly as when skipped: the steps are
 the same bit for bit. Its gap, normal and normal velocity are left as they were (nothing reads them
-before complete_geometry gives every candidate its geometry at the end of the call).
+before complete_geometry gives every candidate its geometry at the end of the call). The list is tested
+at the end-of-step evaluation; a step whose projection is due may move the bodies after it, so the stepper
+then makes every candidate live (the projection's move leaves every candidate's exact geometry, and
+without a move the values left are those of an evaluation where the point was out of reach: inactive)
+until the next evaluation builds the list anew.
 
 Bounds, per body i since the build (computed values; norms by sums of absolute values, >= Euclidean):
 M_i = |Δx| + |Δy| of its origin, T_i = |Δcos| + |Δsin| (a body-frame point at distance ρ moves by ρ T_i

@@ -239,6 +239,9 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
             keep_loop_velocities(m, d, v0)
         elif projection and projection_due_live(m, d, live, live[0]):
             upot = project_positions(m, d, upot)
+            # it may move the bodies after the list's test: every candidate is live until the next
+            # evaluation builds the list anew (a move leaves every candidate's exact geometry)
+            live[0] = -1
         if cols.shape[0] > 0:
             # record_step of a selection, written out here: a function holding arrays across a call of its
             # own pays two atomic reference-count operations per array and call (numba keeps them), more
