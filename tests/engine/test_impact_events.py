@@ -3,6 +3,8 @@ reproduced, each impact's numbers against an independent computation from the re
 (Model.contact_jacobians at the state before the step, numpy's products), and the same events, every
 field, however a run is cut into calls, with a selection of signals, or with a log that fills."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -82,16 +84,23 @@ SCENES = {"bouncing_ball": 1500, "double_pendulum_wall": 3000, "newtons_cradle":
           "box_pyramid": 300}
 
 
-@pytest.mark.parametrize("scene", SCENES)
-def test_each_impact_is_computed_from_the_state_before_and_after_its_step(scene):
+@functools.cache
+def _whole_run(scene):
+    """The scene's uncut run: (model, the row before it, its rows (read-only), its events, its impacts
+    counted). Run once per module: two tests check the same run (the 45-disk pile's takes seconds)."""
     model = compile_scene(example(scene))
-    nsteps = SCENES[scene]
     sim = Simulator(model)
     start = sim.signal_vector()
-    rows = sim.run(nsteps)
-    events = sim.pop_events()
+    rows = sim.run(SCENES[scene])
+    rows.flags.writeable = False
+    return model, start, rows, tuple(sim.pop_events()), sim.stats["impacts"]
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_each_impact_is_computed_from_the_state_before_and_after_its_step(scene):
+    model, start, rows, events, counted = _whole_run(scene)
     impacts = [(e.t, e.name, e.un_pre, e.un_post, e.percussion, e.energy_lost) for e in events if e.kind == "impact"]
-    assert len(impacts) == sim.stats["impacts"] > 0
+    assert len(impacts) == counted > 0
     assert impacts == _impacts_from_rows(model, rows, start)
     assert all(e.un_pre < 0.0 < e.percussion for e in events if e.kind == "impact")  # approaching, pushed
     # the other events: every change of a contact's status, in step then contact order
@@ -115,11 +124,8 @@ def test_impacts_in_the_first_step_of_a_call_take_the_state_before_that_step(sce
     """A call that starts with a step where two contacts have an impact: each impact's velocity before
     is that of the state the call started from (the simulator's old numpy path took the second one's
     from the row after the step), and every event equals the uncut run's."""
-    model = compile_scene(example(scene))
+    model, _, rows, events, _ = _whole_run(scene)
     nsteps = SCENES[scene]
-    whole = Simulator(model)
-    rows = whole.run(nsteps)
-    events = whole.pop_events()
     k = _multiple_impact_step(model, rows)
     cut_rows, cut_events = _cut_run(model, (k, nsteps - k))
     np.testing.assert_array_equal(cut_rows, rows)
