@@ -5,12 +5,19 @@
 - Tests that need a window (they use `qtbot`/`qapp`, or are marked `gui`) are skipped with a clear
   reason when no display can be had: pytest-xvfb starts Xvfb by itself when it is installed.
 - The `gl` fixture skips a test when OpenGL (Mesa in Xvfb) cannot render.
+- BLAS runs on one thread: on a busy 2-core machine OpenBLAS's threads spin waiting for each other,
+  and a test doing many small matrix products took 7x as long (126 s against 17.5 s, session 13).
+  The engine's results are the same bits either way (identical.py).
 """
 
 import os
 import subprocess
 import sys
 import tempfile
+
+# before anything imports numpy or scipy (they read these once, when their BLAS loads)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import pytest
 
