@@ -17,14 +17,15 @@ import numpy as np
 from numba import njit
 
 from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE,
-                    FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, LIMIT, SOLVED, STICK)
+                    FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, ITERATION_CAP, LIMIT, SOLVED, STICK)
 from .contact_geometry import body_point
 from .contact_rows import active_contact_rows, densify
 from .evaluation import evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, mass_times, refresh_velocities
 from .kept_delassus import delassus_kept
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
-from .solvers.bpp import bpp_lcp_csr_kept, new_factor
+from .solvers.bpp import bpp_lcp_csr_dropping, bpp_lcp_csr_kept, new_factor
+from .solvers.mixed_schur import mixed_schur_csr
 
 DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
 ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
@@ -163,8 +164,11 @@ def _penetrating(kind, deep, enabled, gap, gmin):
 def _solve_mixed(wptr, wcol, wval, qv, eq, fac):
     """τ with W τ + qv = 0 on the rows eq (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W in
     compressed sparse rows: block pivoting with the equalities always in the active set (banded
-    Cholesky: a column's projection costs O(k); fac: its kept factor of the shifted W, bpp_lcp_csr_kept);
-    if that fails, the dense Schur complement of the equality block and Lemke. Returns (τ, ok)."""
+    Cholesky: a column's projection costs O(k); fac: its kept factor of the shifted W, bpp_lcp_csr_kept).
+    Where its banded Cholesky drops a dependent row with infeasible indices left (a box pyramid's
+    redundant corners: it may cycle there), the banded Schur complement of the equality block
+    (mixed_schur_csr: one factor, no cycle); if that fails its check, block pivoting to its end as before.
+    If pivoting fails, the dense Schur complement of the equality block and Lemke. Returns (τ, ok)."""
     k = qv.shape[0]
     found = 0
     for r in range(k):
@@ -176,9 +180,16 @@ def _solve_mixed(wptr, wcol, wval, qv, eq, fac):
         guess = np.zeros(k, np.bool_)
         for r in range(k):
             guess[r] = qv[r] < 0.0
-        tau, st, _ = bpp_lcp_csr_kept(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq, fac)
+        tau, st, _ = bpp_lcp_csr_dropping(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq, fac, True)
         if st == SOLVED:
             return tau, True
+        if st == ITERATION_CAP:  # stopped at a dropped row (any other status: the whole pivoting's)
+            tau, st = mixed_schur_csr(wptr, wcol, wval, qv, eq)
+            if st == SOLVED:
+                return tau, True
+            tau, st, _ = bpp_lcp_csr_kept(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq, fac)
+            if st == SOLVED:
+                return tau, True
     # the dense fallback takes the equalities first
     order = np.empty(k, np.int64)
     ne = 0

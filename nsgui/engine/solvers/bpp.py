@@ -174,6 +174,15 @@ def bpp_lcp_csr(ptr, col, val, q, active0, max_iter, sym, eq):
 def bpp_lcp_csr_kept(ptr, col, val, q, active0, max_iter, sym, eq, fac):
     """bpp_lcp_csr with a kept factor fac (new_factor(m)) of this M, the same M at every call with it
     (the caller's to ensure: a kept W): the same numbers, fewer operations."""
+    return bpp_lcp_csr_dropping(ptr, col, val, q, active0, max_iter, sym, eq, fac, False)
+
+
+@numba.njit(cache=True)
+def bpp_lcp_csr_dropping(ptr, col, val, q, active0, max_iter, sym, eq, fac, stop_dropped):
+    """bpp_lcp_csr_kept; with stop_dropped, it stops with ITERATION_CAP at the first iteration whose banded
+    Cholesky dropped a row (M_FF singular: the pivoting may cycle, bpp.py's doc) and left infeasible
+    indices (the same iterates, answers and other statuses up to there). The projection then solves its
+    mixed problem by the Schur complement of its equality block (mixed_schur.py)."""
     m = q.shape[0]
     z = np.zeros(m)
     if csr_bad_input(ptr, q, active0, m):
@@ -214,6 +223,8 @@ def bpp_lcp_csr_kept(ptr, col, val, q, active0, max_iter, sym, eq, fac):
     it = 0
     while it < max_iter:
         it += 1
+        if stop_dropped:
+            dropped[:] = False  # (a kept tridiagonal factor's dropped rows are not written there: none seen)
         if not _solve_sub(ptr, col, val, q, F, lo, sym, z, pos, idx, rhs, dropped, fac):
             return z, SINGULAR_SUBPROBLEM, it
         csr_matvec_plus(ptr, col, val, z, q, w)
@@ -229,6 +240,10 @@ def bpp_lcp_csr_kept(ptr, col, val, q, active0, max_iter, sym, eq, fac):
             if bad:
                 ninf += 1
                 last = i
+        if stop_dropped and ninf > 0:
+            for a in range(pos[m]):
+                if dropped[a]:
+                    return z, ITERATION_CAP, it
         if ninf == 0:
             # verify complementarity (catches dropped redundant rows that were inconsistent)
             lim = 1e-9 * qn

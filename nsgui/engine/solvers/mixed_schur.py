@@ -1,0 +1,212 @@
+"""A mixed LCP with many equality rows and few unilateral ones, singular W allowed, by the Schur complement
+of the equality block (the projection of a box pyramid's landing).
+
+    W τ + q = 0 on the rows eq,   0 ≤ W τ + q ⊥ τ ≥ 0 on the others,   W symmetric PSD (compressed rows).
+
+The equality block W_EE, shifted by the projection (1e-12 of its diagonal), is factored once by a banded
+Cholesky in the rows' own order (a pyramid's candidate order keeps it banded: a row of boxes). No row is
+dropped: a row dependent on the earlier ones (a box's two corners on a flat face, the same point as two
+candidates) has the shift as its pivot, and dropping rows at block pivoting's threshold (1e-10 of the
+diagonal) also drops nearly dependent ones (a tilted box's corners) whose equations then miss by ~1e-9 of
+max|q| on the pyramid's landing, where keeping them meets them to ~1e-13 as the dense fallback does. The
+unilateral rows U are then a small dense LCP in τ_U,
+
+    S = W_UU − Zᵀ Z,   r = q_U − Zᵀ L⁻¹ q_E,   Z = L⁻¹ W_EU,   W_EE = L Lᵀ,   0 ≤ S τ_U + r ⊥ τ_U ≥ 0,
+
+S symmetric PSD, solved by block pivoting and, where that fails, Lemke; τ_E = −W_EE⁻¹ (q_E + W_EU τ_U).
+Cost: one banded factor, |U| forward substitutions (each from its column's first entry) and one solve,
+where block pivoting on the whole problem factors the whole band at each of its iterations and may cycle
+on the rows its factor drops (bpp.py), and the dense fallback factors W_EE as a dense matrix.
+
+The answer is checked on the whole problem with block pivoting's own test (equalities to 1e-9 max|q|,
+complementarity to the same with τ scaled by W's largest diagonal entry): a dropped row whose equation the
+others do not satisfy (inconsistent), or a small LCP left unsolved, returns SINGULAR_SUBPROBLEM and the
+caller falls back.
+"""
+import numpy as np
+import numba
+
+from ._linalg import _band_substitute, csr_matvec_plus
+from .bpp import bpp_lcp
+from .lemke import lemke
+from ..codes import SINGULAR_SUBPROBLEM, SOLVED
+
+
+@numba.njit(cache=True)
+def mixed_schur_csr(ptr, col, val, q, eq):
+    """τ of the mixed LCP (module doc) and a status: SOLVED (checked on the whole problem) or
+    SINGULAR_SUBPROBLEM (the equality block indefinite, the small LCP unsolved, or the check failed)."""
+    m = q.shape[0]
+    tau = np.zeros(m)
+    pos = np.empty(m, np.int64)  # a row's position among the equality rows, or among the unilateral ones
+    eidx = np.empty(m, np.int64)
+    uidx = np.empty(m, np.int64)
+    ne = 0
+    nu = 0
+    for i in range(m):
+        if eq[i]:
+            pos[i] = ne
+            eidx[ne] = i
+            ne += 1
+        else:
+            pos[i] = nu
+            uidx[nu] = i
+            nu += 1
+    bw = 0
+    for a in range(ne):
+        i = eidx[a]
+        for p in range(ptr[i], ptr[i + 1]):
+            j = col[p]
+            if eq[j] and j < i and a - pos[j] > bw:
+                bw = a - pos[j]
+    L = np.zeros((ne, bw + 1))  # W_EE in lower band storage (_linalg), then its factor
+    y = np.empty(ne)
+    for a in range(ne):
+        i = eidx[a]
+        y[a] = q[i]
+        for p in range(ptr[i], ptr[i + 1]):
+            j = col[p]
+            if eq[j] and j <= i:
+                L[a, bw - (a - pos[j])] += val[p]
+    if not _band_factor(L, bw, ne):
+        return tau, SINGULAR_SUBPROBLEM
+    # W_EE = L Lᵀ; Z[j] = L⁻¹ W_E,u_j (zero above its first entry), S = W_UU − Zᵀ Z, r = q_U − Zᵀ L⁻¹ q_E
+    _forward(L, bw, y, 0, ne)
+    Z = np.zeros((nu, ne))
+    first = np.empty(nu, np.int64)
+    for jj in range(nu):
+        j = uidx[jj]
+        Zj = Z[jj]
+        f = ne
+        for p in range(ptr[j], ptr[j + 1]):
+            c = col[p]
+            if eq[c]:
+                Zj[pos[c]] += val[p]
+                f = min(f, pos[c])
+        first[jj] = f
+        _forward(L, bw, Zj, f, ne)
+    S = np.zeros((nu, nu))
+    r = np.empty(nu)
+    for ii in range(nu):
+        i = uidx[ii]
+        Zi = Z[ii]
+        s = q[i]
+        for a in range(first[ii], ne):
+            s -= Zi[a] * y[a]
+        r[ii] = s
+        for p in range(ptr[i], ptr[i + 1]):
+            c = col[p]
+            if not eq[c] and pos[c] <= ii:
+                S[ii, pos[c]] += val[p]
+        for jj in range(ii + 1):  # the lower triangle, mirrored: S exactly symmetric
+            Zj = Z[jj]
+            s = S[ii, jj]
+            for a in range(max(first[ii], first[jj]), ne):
+                s -= Zi[a] * Zj[a]
+            S[ii, jj] = s
+            S[jj, ii] = s
+    if nu > 0:
+        tu, st, _ = bpp_lcp(S, r, r < 0.0, 3 * nu + 10)
+        if st != SOLVED:
+            tu, st, _ = lemke(S, r, 50 * nu + 100)
+        if st != SOLVED:
+            return tau, SINGULAR_SUBPROBLEM
+        for jj in range(nu):
+            tau[uidx[jj]] = max(tu[jj], 0.0)
+    # τ_E = −W_EE⁻¹ (q_E + W_EU τ_U)
+    b = np.empty(ne)
+    for a in range(ne):
+        i = eidx[a]
+        s = q[i]
+        for p in range(ptr[i], ptr[i + 1]):
+            c = col[p]
+            if not eq[c]:
+                s += val[p] * tau[c]
+        b[a] = s
+    _band_substitute(L, bw, b, np.zeros(ne, np.bool_), ne)
+    for a in range(ne):
+        tau[eidx[a]] = -b[a]
+    return tau, _checked(ptr, col, val, q, eq, tau)
+
+
+@numba.njit(cache=True)
+def _band_factor(L, bw, n):
+    """The Cholesky factor of the symmetric matrix in lower band storage L (_linalg's layout), in place,
+    dropping no row (the shifted W of the projection is positive definite: a dependent row's pivot is its
+    shift); False at a pivot that is not positive. Four entries of a row are summed side by side, as in
+    _linalg.band_cholesky_solve_wide (its chains of subtractions overlap)."""
+    for i in range(n):
+        j0 = max(i - bw, 0)
+        Li = L[i, bw - i + j0:]  # Li[t] = the entry (i, j0 + t)
+        j = j0
+        while j + 3 < i:
+            R0, R1 = L[j, bw - j + j0:], L[j + 1, bw - j - 1 + j0:]  # rows j..j+3 from column j0 on
+            R2, R3 = L[j + 2, bw - j - 2 + j0:], L[j + 3, bw - j - 3 + j0:]
+            t = j - j0
+            s0, s1, s2, s3 = Li[t], Li[t + 1], Li[t + 2], Li[t + 3]
+            for k in range(t):
+                lik = Li[k]
+                s0 -= lik * R0[k]
+                s1 -= lik * R1[k]
+                s2 -= lik * R2[k]
+                s3 -= lik * R3[k]
+            x0 = s0 / L[j, bw]
+            s1 -= x0 * R1[t]
+            s2 -= x0 * R2[t]
+            s3 -= x0 * R3[t]
+            x1 = s1 / L[j + 1, bw]
+            s2 -= x1 * R2[t + 1]
+            s3 -= x1 * R3[t + 1]
+            x2 = s2 / L[j + 2, bw]
+            s3 -= x2 * R3[t + 2]
+            Li[t], Li[t + 1], Li[t + 2], Li[t + 3] = x0, x1, x2, s3 / L[j + 3, bw]
+            j += 4
+        for jj in range(j, i + 1):  # the last few entries and the pivot, one by one
+            t = jj - j0
+            Rj = L[jj, bw - jj + j0:]
+            s = Li[t]
+            for k in range(t):
+                s -= Li[k] * Rj[k]
+            if jj < i:
+                Li[t] = s / L[jj, bw]
+            elif s > 0.0:
+                Li[t] = np.sqrt(s)
+            else:
+                return False
+    return True
+
+
+@numba.njit(cache=True)
+def _forward(L, bw, b, f, n):
+    """b[f:n] = L⁻¹ b[f:n] for the band factor L, b zero above f (so is the answer)."""
+    for i in range(f, n):
+        s = b[i]
+        for k in range(max(i - bw, f), i):
+            s -= L[i, bw - (i - k)] * b[k]
+        b[i] = s / L[i, bw]
+
+
+@numba.njit(cache=True)
+def _checked(ptr, col, val, q, eq, tau):
+    """SOLVED if τ meets the mixed LCP's conditions to block pivoting's tolerances (bpp_lcp_csr's test),
+    else SINGULAR_SUBPROBLEM."""
+    m = q.shape[0]
+    w = np.empty(m)
+    csr_matvec_plus(ptr, col, val, tau, q, w)
+    qn = 0.0
+    dmax = 0.0
+    for i in range(m):
+        qn = max(qn, abs(q[i]))
+        for p in range(ptr[i], ptr[i + 1]):
+            if col[p] == i:
+                dmax = max(dmax, abs(val[p]))
+    if dmax == 0.0:
+        dmax = 1.0
+    lim = 1e-9 * qn
+    for i in range(m):
+        if eq[i]:
+            if not abs(w[i]) <= lim:
+                return SINGULAR_SUBPROBLEM
+        elif not abs(min(tau[i] * dmax, w[i])) <= lim:  # (also catches NaN)
+            return SINGULAR_SUBPROBLEM
+    return SOLVED

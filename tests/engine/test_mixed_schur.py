@@ -1,0 +1,141 @@
+"""The projection's mixed LCP on singular W (solvers/mixed_schur.py, projection._solve_mixed): answers checked
+against the mixed-LCP conditions themselves and against the M-closest displacement found independently.
+
+data/pyramid55_projection_step.npz is the projection's problem at step 78 of make_heaps.box_pyramid(10) (the
+second row landing: 143 rows, 110 of them equalities, W of rank 73, its equality block of rank 57), stored as
+W's compressed rows before the projection's 1e-12 shift (ptr, col, val), q and the equality rows eq. Block
+pivoting cycles on it (its banded Cholesky drops the dependent rows)."""
+import os
+
+import numpy as np
+import pytest
+
+from nsgui.engine.codes import ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
+from nsgui.engine.projection import _solve_mixed, _solve_mixed_dense
+from nsgui.engine.solvers._linalg import csr_from_dense, csr_to_dense
+from nsgui.engine.solvers.bpp import bpp_lcp_csr, bpp_lcp_csr_dropping, new_factor
+from nsgui.engine.solvers.mixed_schur import mixed_schur_csr
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def _shifted(W):
+    """W with the projection's shift of its diagonal (projection._solve_mixed)."""
+    return W + np.diag(1e-12 * (1.0 + np.diag(W)))
+
+
+def _violation(W, q, eq, tau):
+    """The largest violation of W τ + q = 0 on eq, 0 ≤ W τ + q ⊥ τ ≥ 0 elsewhere, relative to max |q| (τ scaled
+    by W's largest diagonal entry in the product, as block pivoting's test)."""
+    w = W @ tau + q
+    qn = np.abs(q).max()
+    d = np.abs(np.diag(W)).max()
+    uni = ~eq
+    parts = [np.abs(w[eq]).max(initial=0.0), max(0.0, -w[uni].min(initial=0.0)),
+             max(0.0, -tau[uni].min(initial=0.0) * d), np.abs(np.minimum(tau[uni] * d, w[uni])).max(initial=0.0)]
+    return max(parts) / qn
+
+
+def _random_problem(rng, n, extra, nuni):
+    """Rows H (k × n) with dependent ones (copies and combinations of others, as a box's redundant corners),
+    M diagonal, W = H M⁻¹ Hᵀ (PSD, singular), the last nuni rows unilateral, q consistent: the equalities met
+    and the unilateral rows ≥ 0 at a displacement x0 (so the mixed problem has an answer)."""
+    H0 = rng.normal(size=(n - 1, n))
+    dep = []
+    for _ in range(extra):
+        if rng.random() < 0.5:
+            dep.append(H0[rng.integers(n - 1)].copy())
+        else:
+            c = rng.normal(size=3)
+            dep.append(c @ H0[rng.choice(n - 1, 3, replace=False)])
+    H = np.vstack([H0, np.array(dep)])
+    H = H[rng.permutation(H.shape[0])]
+    k = H.shape[0]
+    Minv = 1.0 / rng.uniform(0.5, 2.0, n)
+    W = (H * Minv) @ H.T
+    eq = np.zeros(k, bool)
+    eq[: k - nuni] = True
+    x0 = rng.normal(size=n)
+    s = np.where(rng.random(k) < 0.5, 0.0, rng.uniform(0.0, 1.0, k))
+    q = -H @ x0 + np.where(eq, 0.0, s)
+    return H, Minv, W, q, eq
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_schur_answers_singular_mixed_problems_with_redundant_equalities(seed):
+    """Random singular PSD problems whose equality rows include copies and combinations of others (and
+    unilateral rows dependent on the equalities): the Schur answer meets the mixed-LCP conditions, and its
+    displacement M⁻¹Hᵀτ is the one of the dense fallback (the M-closest one is unique though τ is not)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 12))
+    H, Minv, W, q, eq = _random_problem(rng, n, int(rng.integers(1, 2 * n)), int(rng.integers(1, n)))
+    Ws = _shifted(W)
+    ptr, col, val = csr_from_dense(Ws)
+    tau, st = mixed_schur_csr(ptr, col, val, q, eq)
+    assert st == SOLVED
+    assert _violation(W, q, eq, tau) < 1e-8
+    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
+    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
+    assert ok
+    tau_d = np.empty_like(td)
+    tau_d[order] = td
+    dq, dq_d = Minv * (H.T @ tau), Minv * (H.T @ tau_d)
+    assert np.abs(dq - dq_d).max() <= 1e-8 * max(1.0, np.abs(dq_d).max())
+    # and through the projection's solve (block pivoting first, stopped at its first dropped row)
+    tau_p, ok = _solve_mixed(*csr_from_dense(W), q.copy(), eq, new_factor(0))
+    assert ok and _violation(W, q, eq, tau_p) < 1e-8
+
+
+def test_schur_refuses_an_inconsistent_dependent_equality():
+    """Two equal rows with different right-hand sides: no τ meets both; the check says so (the caller then
+    falls back) instead of returning the answer of one of them."""
+    H = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    W = H @ H.T
+    q = np.array([-1.0, -2.0, 1.0])
+    eq = np.array([True, True, False])
+    tau, st = mixed_schur_csr(*csr_from_dense(_shifted(W)), q, eq)
+    assert st == SINGULAR_SUBPROBLEM
+
+
+def test_schur_on_the_stored_pyramid_landing_problem():
+    """The 55-box pyramid's projection at step 78: block pivoting cycles (the old path's dense fallback then
+    solved it); the Schur complement of the equality block answers it, the answer meets the mixed-LCP
+    conditions, and W τ (= H Δq) is the dense fallback's to round-off."""
+    z = np.load(os.path.join(DATA, "pyramid55_projection_step.npz"))
+    ptr, col, val, q, eq = z["ptr"], z["col"], z["val"], z["q"], z["eq"]
+    k = q.shape[0]
+    W = csr_to_dense(ptr, col, val, k)
+    Ws = _shifted(W)
+    assert np.linalg.matrix_rank(W[np.ix_(eq, eq)], tol=1e-9 * np.abs(W).max()) < eq.sum()  # singular
+    sptr, scol, sval = csr_from_dense(Ws)
+    _, st, it = bpp_lcp_csr(sptr, scol, sval, q, q < 0.0, 3 * k + 10, True, eq)
+    assert st != SOLVED   # the cycle (the old path went to the dense fallback)
+    _, st, it = bpp_lcp_csr_dropping(sptr, scol, sval, q, q < 0.0, 3 * k + 10, True, eq, new_factor(0), True)
+    assert st == ITERATION_CAP and it == 1   # stopped at its first factor, which dropped rows
+    tau, st = mixed_schur_csr(sptr, scol, sval, q, eq)
+    assert st == SOLVED
+    assert _violation(W, q, eq, tau) < 1e-9
+    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
+    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
+    tau_d = np.empty_like(td)
+    tau_d[order] = td
+    assert ok and _violation(W, q, eq, tau_d) < 1e-9
+    assert np.abs(W @ (tau - tau_d)).max() <= 1e-10 * np.abs(q).max()
+    tau_p, ok = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0))
+    assert ok and np.array_equal(tau_p, tau)   # the projection takes the Schur answer
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_stopping_at_a_dropped_row_changes_nothing_on_regular_problems(seed):
+    """On positive definite problems (no row dropped) block pivoting with the stop gives its answer bit for
+    bit, iterations included."""
+    rng = np.random.default_rng(100 + seed)
+    k = int(rng.integers(3, 30))
+    A = rng.normal(size=(k, k + 3))
+    W = A @ A.T
+    q = rng.normal(size=k)
+    eq = rng.random(k) < 0.3
+    ptr, col, val = csr_from_dense(W)
+    z0, s0, i0 = bpp_lcp_csr(ptr, col, val, q, q < 0.0, 3 * k + 10, True, eq)
+    z1, s1, i1 = bpp_lcp_csr_dropping(ptr, col, val, q, q < 0.0, 3 * k + 10, True, eq, new_factor(0), True)
+    assert s0 == s1 and i0 == i1 and np.array_equal(z0, z1)
