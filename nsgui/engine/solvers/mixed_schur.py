@@ -133,42 +133,19 @@ def mixed_schur_csr(ptr, col, val, q, eq):
 def _band_factor(L, bw, n):
     """The Cholesky factor of the symmetric matrix in lower band storage L (_linalg's layout), in place,
     dropping no row (the shifted W of the projection is positive definite: a dependent row's pivot is its
-    shift); False at a pivot that is not positive. Four entries of a row are summed side by side, as in
-    _linalg.band_cholesky_solve_wide (its chains of subtractions overlap)."""
+    shift); False at a pivot that is not positive. (_linalg.band_cholesky_solve_wide sums four entries
+    side by side, in the same order; here one by one.)"""
     for i in range(n):
         j0 = max(i - bw, 0)
         Li = L[i, bw - i + j0:]  # Li[t] = the entry (i, j0 + t)
-        j = j0
-        while j + 3 < i:
-            R0, R1 = L[j, bw - j + j0:], L[j + 1, bw - j - 1 + j0:]  # rows j..j+3 from column j0 on
-            R2, R3 = L[j + 2, bw - j - 2 + j0:], L[j + 3, bw - j - 3 + j0:]
+        for j in range(j0, i + 1):
             t = j - j0
-            s0, s1, s2, s3 = Li[t], Li[t + 1], Li[t + 2], Li[t + 3]
-            for k in range(t):
-                lik = Li[k]
-                s0 -= lik * R0[k]
-                s1 -= lik * R1[k]
-                s2 -= lik * R2[k]
-                s3 -= lik * R3[k]
-            x0 = s0 / L[j, bw]
-            s1 -= x0 * R1[t]
-            s2 -= x0 * R2[t]
-            s3 -= x0 * R3[t]
-            x1 = s1 / L[j + 1, bw]
-            s2 -= x1 * R2[t + 1]
-            s3 -= x1 * R3[t + 1]
-            x2 = s2 / L[j + 2, bw]
-            s3 -= x2 * R3[t + 2]
-            Li[t], Li[t + 1], Li[t + 2], Li[t + 3] = x0, x1, x2, s3 / L[j + 3, bw]
-            j += 4
-        for jj in range(j, i + 1):  # the last few entries and the pivot, one by one
-            t = jj - j0
-            Rj = L[jj, bw - jj + j0:]
+            Rj = L[j, bw - j + j0:]  # row j from column j0 on
             s = Li[t]
             for k in range(t):
                 s -= Li[k] * Rj[k]
-            if jj < i:
-                Li[t] = s / L[jj, bw]
+            if j < i:
+                Li[t] = s / L[j, bw]
             elif s > 0.0:
                 Li[t] = np.sqrt(s)
             else:
