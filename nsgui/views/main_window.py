@@ -64,6 +64,10 @@ class MainWindow(QMainWindow):
     def __init__(self, simulator_factory=None, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("MainWindow")
+        # (a child timer, not QTimer.singleShot with a bound method: that call keeps the window
+        # alive until it fires, and fires on a window already deleted)
+        self._tab_bars_timer = QTimer(self, singleShot=True, interval=0)
+        self._tab_bars_timer.timeout.connect(self._hide_stale_tab_bars)
         self.settings = settings or QSettings("nsgui", "nsgui")
         self.document = SceneDocument()
         self.controller = SimulationController(simulator_factory, self)
@@ -118,8 +122,8 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState()
 
         self.document.changed.connect(self._document_changed)
-        self.document.modifiedChanged.connect(lambda _m: self._update_title())
-        self.document.pathChanged.connect(lambda _p: self._update_title())
+        self.document.modifiedChanged.connect(self._update_title)
+        self.document.pathChanged.connect(self._update_title)
         self.document.fileUsed.connect(self._add_recent)  # opened or saved, by the window or the editor
         self.controller.historyAppended.connect(self._history_grew)
         self.controller.historyReset.connect(self._history_grew)
@@ -157,12 +161,12 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ construction
     def _restore_layout(self, state):
         ok = self.restoreState(state)
-        QTimer.singleShot(0, self._hide_stale_tab_bars)
+        self._tab_bars_timer.start()
         return ok
 
     def showEvent(self, ev):
         super().showEvent(ev)
-        QTimer.singleShot(0, self._hide_stale_tab_bars)
+        self._tab_bars_timer.start()
 
     def _hide_stale_tab_bars(self):
         """Qt 6.12 leaves the old tab bar of a tabified dock group visible where the group used to be
@@ -618,7 +622,7 @@ class MainWindow(QMainWindow):
         key = getattr(getattr(m, "scene", None), "name", None)
         if self.readouts.topLevelItemCount() and key != self._readouts_for:
             self.docks["Controllers"].raise_()
-            QTimer.singleShot(0, self._hide_stale_tab_bars)  # (raising re-lays the tab group out)
+            self._tab_bars_timer.start()  # (raising re-lays the tab group out)
         self._readouts_for = key
 
     def _history_grew(self):

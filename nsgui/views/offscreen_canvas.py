@@ -12,6 +12,7 @@ widget; where no OpenGL works at all it raises and the caller shows a message.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -116,6 +117,8 @@ class OffscreenCanvasWidget(QWidget):
         self._sharpen = QTimer(self, singleShot=True, interval=SHARPEN_DELAY_MS)
         self._sharpen.timeout.connect(self._render_sharp)
         canvas._backend._vispy_update = self.request_render  # vispy's update() lands here
+        # (a function of the canvas, not a method: the widget is gone when it is called)
+        self.destroyed.connect(functools.partial(release_canvas, canvas))
 
     # ------------------------------------------------------------------ rendering
     def request_render(self):
@@ -284,6 +287,47 @@ class OffscreenCanvasWidget(QWidget):
         d = ev.angleDelta()
         self.canvas.events.mouse_wheel(pos=self._pos(ev), delta=(d.x() / 120.0, d.y() / 120.0),
                                        modifiers=self._modifiers(ev))
+
+
+def release_canvas(canvas):
+    """Free an EGL canvas whose widget is gone. vispy's EGL backend lists every canvas it makes in
+    a module-level list and never takes one out, and never destroys the EGL contexts it creates
+    (one per canvas): each closed window kept its canvas and scene, through the update hook the
+    widget, the 3D view, the controller and the whole history, and in Mesa its context's buffers.
+    Closes the canvas (its pbuffer), unhooks it, takes it off that list and destroys its context
+    when no other canvas shares it."""
+    backend = canvas._backend
+    if backend is None:
+        return
+    shared = canvas.context.shared
+    alone = [r() for r in shared._refs if r() is not None] == [backend]
+    context = getattr(backend, "_native_context", None)
+    backend._vispy_update = _nothing
+    canvas.close()
+    names = getattr(type(backend)._vispy_close, "__globals__", {})
+    windows = names.get("_VP_EGL_ALL_WINDOWS")
+    if windows is not None and backend in windows:
+        windows.remove(backend)
+    if alone and context and names.get("_EGL_DISPLAY") is not None:
+        _destroy_egl_context(names["egl"], names["_EGL_DISPLAY"], context)
+        backend._native_context = None
+
+
+def _destroy_egl_context(egl, display, context):
+    """eglDestroyContext (vispy does not wrap it), made not current first."""
+    import ctypes
+    lib = ctypes.CDLL(egl._lib._name)  # own function pointers: vispy's argtypes stay as they are
+    lib.eglGetCurrentContext.restype = ctypes.c_void_p
+    lib.eglMakeCurrent.argtypes = (ctypes.c_void_p,) * 4
+    lib.eglDestroyContext.argtypes = (ctypes.c_void_p,) * 2
+    ctx = getattr(context, "value", context)
+    if lib.eglGetCurrentContext() == ctx:
+        lib.eglMakeCurrent(display, None, None, None)
+    lib.eglDestroyContext(display, ctx)
+
+
+def _nothing():
+    pass
 
 
 def gl_renderer(canvas):
