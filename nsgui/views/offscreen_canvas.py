@@ -303,7 +303,10 @@ def release_canvas(canvas):
     alone = [r() for r in shared._refs if r() is not None] == [backend]
     context = getattr(backend, "_native_context", None)
     backend._vispy_update = _nothing
-    canvas.close()
+    try:
+        canvas.close()
+    except RuntimeError:  # at exit, after vispy's EGL display was terminated: nothing to free
+        return
     names = getattr(type(backend)._vispy_close, "__globals__", {})
     windows = names.get("_VP_EGL_ALL_WINDOWS")
     if windows is not None and backend in windows:
