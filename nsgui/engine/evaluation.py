@@ -122,7 +122,7 @@ def _contact_geometry(m, d, skipping):
     deep, polygons = _point_geometry(m, d)
     skipped = False
     if polygons:
-        skipped, deep_polygons = _polygon_geometry(m, d, skipping, d.act, -1)  # (every candidate: act unread)
+        skipped, deep_polygons = _polygon_geometry(m, d, skipping)
         deep = deep or deep_polygons
     return skipped, deep
 
@@ -161,10 +161,12 @@ def _point_geometry(m, d):
 
 
 @njit(cache=True)
-def _polygon_geometry(m, d, skipping, live, nlive):
+def _polygon_geometry(m, d, skipping, live=None, nlive=-1):
     """_contact_geometry of the candidates against a polygon: returns (whether one was skipped, whether a
-    computed one lies deeper than the projection tolerance). nlive >= 0: only the candidates live[1:nlive + 1]
-    (near_candidates.py: the others are provably out of reach), else every one."""
+    computed one lies deeper than the projection tolerance). Given the near list, only the candidates
+    live[1:nlive + 1] (near_candidates.py: the others are provably out of reach), else every one."""
+    if live is None:
+        live = d.act  # (nlive < 0: unread; as in _normal_velocities_of)
     ci, cf, verts = m.ci, m.cf, m.verts
     gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
     kin = d.kin
@@ -179,8 +181,8 @@ def _polygon_geometry(m, d, skipping, live, nlive):
     edges, done = d.edges, d.edge_done
     for i in range(done.shape[0]):
         done[i] = False
-    for i in range(ci.shape[0] if nlive < 0 else nlive):
-        c = i if nlive < 0 else live[1 + i]
+    for i in range(live_count(ci.shape[0], nlive)):
+        c = live_candidate(live, nlive, i)
         if ci[c, CI_BTYPE] != POLYGON:
             continue
         a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
@@ -238,18 +240,30 @@ def _out_of_reach(dx, dy, reach, speed, gh, threshold, bpx, bpy):
 
 
 @njit(cache=True)
-def _normal_velocities_of(m, d):
-    """d.un = every candidate's normal velocity at the geometry and kinematics in d (_normal_velocities,
-    compiled in: this calls nothing, and its arrays cost no reference counts)."""
+def _normal_velocities_of(m, d, live=None, nlive=-1):
+    """d.un = the normal velocity of every candidate, or of the near candidates live[1:nlive + 1]
+    (near_candidates.py; live_count), at the geometry and kinematics in d (_normal_velocities, compiled
+    in: this calls nothing, and its arrays cost no reference counts)."""
+    if live is None:
+        live = d.act  # (nlive < 0: unread; bound here, not passed by the caller: that costs its reference counts)
     kin = d.kin
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un, d.act, -1)
+    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un, live, nlive)
 
 
-@njit(cache=True)
-def normal_velocities_live(m, d, live):
-    """_normal_velocities_of for the candidates live[1:live[0] + 1] only (near_candidates.py)."""
-    kin = d.kin
-    _normal_velocities(m.ci, d.v, kin.pos, kin.vel, kin.omg, d.nrm, d.pa, d.pb, d.un, live, live[0])
+@njit(cache=True, inline="always")
+def live_count(nc, nlive):
+    """How many candidates a loop over the near list visits: nlive (the list live[1:nlive + 1],
+    near_candidates.py), or all nc when nlive < 0. With live_candidate, the loops
+    `for i in range(live_count(nc, nlive)): c = live_candidate(live, nlive, i)`. The functions with such
+    a loop take (live=None, nlive=-1): called without a list (a specialization where nlive is the
+    constant -1), they read every candidate, live bound to any array (d.act) in the function itself."""
+    return nc if nlive < 0 else nlive
+
+
+@njit(cache=True, inline="always")
+def live_candidate(live, nlive, i):
+    """The loop's i-th candidate: live[1 + i], or i when every candidate is live (nlive < 0: live unread)."""
+    return i if nlive < 0 else live[1 + i]
 
 
 @njit(cache=True, inline="always")
@@ -257,8 +271,8 @@ def _normal_velocities(ci, v, pos, vel, omg, nrm, pa, pb, un, live, nlive):
     """un[c] = normal_velocity of every candidate (nlive >= 0: of live[1:nlive + 1]), in one loop, the
     helpers given scalars: a call per candidate with these arrays would cost their reference counts, ten
     times the arithmetic."""
-    for i in range(ci.shape[0] if nlive < 0 else nlive):
-        c = i if nlive < 0 else live[1 + i]
+    for i in range(live_count(ci.shape[0], nlive)):
+        c = live_candidate(live, nlive, i)
         if ci[c, CI_BTYPE] == LIMIT:
             un[c] = ci[c, CI_VCOUNT] * v[ci[c, CI_VSTART]]
             continue

@@ -33,8 +33,7 @@ from .codes import (CF_ALX, CF_ALY, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE, 
                     POLYGON)
 from .contact_geometry import CF_BOUND, body_point
 from .dynamics import body_kinematics, element_forces
-from .evaluation import (_contact_geometry, _gravity_and_bias, _normal_velocities_of, _point_geometry,
-                         _polygon_geometry, normal_velocities_live)
+from .evaluation import _contact_geometry, _gravity_and_bias, _normal_velocities_of, _point_geometry, _polygon_geometry
 
 SKIN = 0.1        # of the smallest reach (polygon bound + radii) of a candidate that can be skipped
 MARGIN = 1e-6     # relative: round-off of the distances, far above it
@@ -43,7 +42,8 @@ MARGIN = 1e-6     # relative: round-off of the distances, far above it
 @njit(cache=True)
 def new_near(nc, nb):
     """A list not built yet. live: live[0] the count of live candidates (-1: every candidate), then
-    they, in order; ref: per body its origin, cos, sin at the build and ρ, then the skin in the last row."""
+    they, in order (the loops over them: evaluation.live_count, live_candidate); ref: per body its origin,
+    cos, sin at the build and ρ, then the skin in the last row."""
     live = np.empty(nc + 1, np.int64)
     live[0] = -1
     return live, np.zeros((nb + 1, 5))
@@ -72,10 +72,7 @@ def evaluate_near(m, d, want_mass, live, ref):
     Ue = 0.0
     if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:
         Ue = element_forces(m, d.q, d.v, d.kin, d.F)
-    if full:
-        _normal_velocities_of(m, d)
-    else:
-        normal_velocities_live(m, d, live)
+    _normal_velocities_of(m, d, live, -1 if full else live[0])
     return Ug + Ue
 
 

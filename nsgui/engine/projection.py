@@ -20,7 +20,8 @@ from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_A
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, ITERATION_CAP, LIMIT, SOLVED, STICK)
 from .contact_geometry import body_point
 from .contact_rows import active_contact_rows, densify
-from .evaluation import evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, mass_times, refresh_velocities
+from .evaluation import (evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, live_candidate, live_count,
+                         mass_times, refresh_velocities)
 from .kept_delassus import delassus_kept
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
@@ -106,28 +107,24 @@ def _kind(enabled, lamN, loaded, un, btype, mu, status, rest_v):
 
 
 @njit(cache=True)
-def projection_due(m, d):
+def projection_due(m, d, live=None, nlive=-1):
     """False when project_positions has nothing to do: its first pass's test (no candidate deeper
     than the tolerance, no persistent one drifted by more than DRIFT_TOL) would end it at once, having
     changed nothing. Most steps of a resting or sliding scene, and every step in flight; the test
-    without project_positions' allocations and reference counts (it calls nothing)."""
-    return projection_due_live(m, d, d.act, -1)  # (every candidate: act unread)
-
-
-@njit(cache=True)
-def projection_due_live(m, d, live, nlive):
-    """projection_due reading the candidates live[1:nlive + 1] only when nlive >= 0 (a lazy run's near
-    candidates, near_candidates.py: the others are not pushed and their gaps are positive, which changes
-    neither test), else every candidate."""
+    without project_positions' allocations and reference counts (it calls nothing). Given the near list
+    (live, nlive: evaluation.live_count), a lazy run's near candidates live[1:nlive + 1] only
+    (near_candidates.py: the others are not pushed and their gaps are positive, which changes neither test)."""
+    if live is None:
+        live = d.act  # (nlive < 0: unread)
     gap, lamN, anchor, un, status, ci, cf, kin, nrm = d.gap, d.lamN, d.anchor, d.un, d.status, m.ci, m.cf, d.kin, d.nrm
     nc = gap.shape[0]
     enabled = d.ctrl[m.ai.shape[0] + nc:]
     rest_v = max(m.fs[FS_REST_V], 1e-9)
     gmin = 0.0
     drift = 0.0
-    nl = nc if nlive < 0 else nlive
+    nl = live_count(nc, nlive)
     for i in range(nl):  # (project_positions' sums and tests, in its order)
-        c = i if nlive < 0 else live[1 + i]
+        c = live_candidate(live, nlive, i)
         kind = _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c], rest_v)
         if enabled[c] != 0.0 and kind == 0 and gap[c] < gmin:
             gmin = gap[c]
@@ -136,7 +133,7 @@ def projection_due_live(m, d, live, nlive):
     due = gmin < -m.fs[FS_PROJ_TOL] or not drift <= DRIFT_TOL  # (not <=: a NaN drift projects, as there)
     pos, cs = kin.pos, kin.cs
     for i in range(0 if due else nl):
-        c = i if nlive < 0 else live[1 + i]
+        c = live_candidate(live, nlive, i)
         if _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c],
                  rest_v) == 2:
             # _drift_along's numbers written out with scalars (one return, no call: a call or a helper

@@ -47,13 +47,13 @@ from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_in
 from .dynamics import damper_power, point_world
 from .loops import (condense_contacts, constrain_free_velocity, keep_loop_velocities, loop_normal, loop_residuals,
                     project_loops)
-from .evaluation import complete_geometry, evaluate, force_jacobians, kinetic_energy
+from .evaluation import complete_geometry, evaluate, force_jacobians, kinetic_energy, live_candidate, live_count
 from .kept_delassus import delassus_kept
 from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .impact_events import events_due, log_step_events
 from .perturbation import perturbation_power, write_perturbation
 from .near_candidates import evaluate_near, new_near
-from .projection import anchor_contacts, project_positions, projection_due_live
+from .projection import anchor_contacts, project_positions, projection_due
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
@@ -200,7 +200,7 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
             constrain_free_velocity(m, d)
         if switched:
             update_switches(m, d)
-        nact, fric = activate_contacts_live(m, d, live, live[0])
+        nact, fric = activate_contacts(m, d, live, live[0])
         warnings = stats[ST_WARNINGS]
         code, cand = solve_contact_problem(m, d, nact, fric)
         if stats[ST_WARNINGS] != warnings and logged < wlog.shape[0]:  # stamped with the step's own time
@@ -237,7 +237,7 @@ def _step_loop(nsteps, rows, cols, parts, m, d, snaps, snap_clock, wlog, elog, b
                 upot = project_positions(m, d, upot)
                 upot = project_loops(m, d, upot)
             keep_loop_velocities(m, d, v0)
-        elif projection and projection_due_live(m, d, live, live[0]):
+        elif projection and projection_due(m, d, live, live[0]):
             upot = project_positions(m, d, upot)
             # it may move the bodies after the list's test: every candidate is live until the next
             # evaluation builds the list anew (a move leaves every candidate's exact geometry)
@@ -477,18 +477,13 @@ def update_switches(m, d):
 
 
 @njit(cache=True)
-def activate_contacts(m, d):
+def activate_contacts(m, d, live=None, nlive=-1):
     """Activation and contact rows: the candidates closing within the step (gap + γ h U <= threshold at
     its start) enter the problem, in d.act, with their sparse normal and tangent rows in d.HN, d.HT.
-    Returns (how many, whether any has friction). (It holds no arrays across its calls: the work is in
-    functions that call none, whose arrays cost no reference counts.)"""
-    return activate_contacts_live(m, d, d.act, -1)  # (every candidate: act unread)
-
-
-@njit(cache=True)
-def activate_contacts_live(m, d, live, nlive):
-    """activate_contacts of the candidates live[1:nlive + 1] (nlive >= 0: a lazy run's near candidates,
-    near_candidates.py; the others cannot be active), else of every candidate: the same contacts."""
+    Returns (how many, whether any has friction). Given the near list (live, nlive: evaluation.live_count),
+    of a lazy run's near candidates live[1:nlive + 1] only (near_candidates.py; the others cannot be
+    active): the same contacts. (It holds no arrays across its calls: the work is in functions that call
+    none, whose arrays cost no reference counts.)"""
     nact = _activation(m, d, live, nlive)
     if nact == 0:  # (a scene in flight: the rows' fields are not even bound)
         return 0, False
@@ -499,16 +494,18 @@ def activate_contacts_live(m, d, live, nlive):
 
 
 @njit(cache=True)
-def _activation(m, d, live, nlive):
+def _activation(m, d, live=None, nlive=-1):
     """activate_contacts' test: the active candidates (of live[1:nlive + 1] when nlive >= 0) into d.act, in
     candidate order; returns how many."""
     h, gamma, threshold = m.fs[FS_H], m.fs[FS_GAMMA], m.fs[FS_ACTIVATION]
     projection = m.isets[IS_PROJECTION]
     gap, un, act = d.gap, d.un, d.act
+    if live is None:
+        live = act  # (nlive < 0: unread)
     nact = 0
     enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
-    for i in range(gap.shape[0] if nlive < 0 else nlive):
-        c = i if nlive < 0 else live[1 + i]
+    for i in range(live_count(gap.shape[0], nlive)):
+        c = live_candidate(live, nlive, i)
         if enabled[c] == 0.0:  # a switched-off contact: the bodies pass through each other
             continue
         # standard rule y + γ h y' <= 0; with projection a closed contact (gap ~ 0 after the
@@ -933,7 +930,7 @@ def record_step(m, d, rows, step, upot, record):
     rows[step]. Returns (NOT_FINITE, column or -1) if a recorded value, the energy or a gap is not
     finite (no such row is ever handed out), else (OK, -1)."""
     stats = d.stats
-    _keep_min_gap(m, d, d.act, -1)  # (every candidate: act unread)
+    _keep_min_gap(m, d)
     if record:
         kin = kinetic_energy(m, d, d.v)
         write_row(m, d, rows[step], kin, upot)
@@ -946,13 +943,15 @@ def record_step(m, d, rows, step, upot, record):
 
 
 @njit(cache=True)
-def _keep_min_gap(m, d, live, nlive):
-    """The smallest gap of an enabled contact so far (stats, the run's largest penetration); nlive >= 0:
-    of the candidates live[1:nlive + 1] (near_candidates.py: the others' gaps are positive), else all."""
+def _keep_min_gap(m, d, live=None, nlive=-1):
+    """The smallest gap of an enabled contact so far (stats, the run's largest penetration); given the near
+    list, of the candidates live[1:nlive + 1] (near_candidates.py: the others' gaps are positive), else all."""
+    if live is None:
+        live = d.act  # (nlive < 0: unread)
     gap, stats = d.gap, d.stats
     enabled = d.ctrl[m.ai.shape[0] + gap.shape[0]:]
-    for i in range(gap.shape[0] if nlive < 0 else nlive):
-        c = i if nlive < 0 else live[1 + i]
+    for i in range(live_count(gap.shape[0], nlive)):
+        c = live_candidate(live, nlive, i)
         if gap[c] < stats[ST_MINGAP] and enabled[c] != 0.0:
             stats[ST_MINGAP] = gap[c]
 

@@ -102,3 +102,52 @@ def test_a_list_kept_past_its_skin_is_caught():
     ref[-1, 0] *= 20.0
     with pytest.raises(AssertionError, match="0.0"):   # the first assertion: a left-out point computed
         _spread_and_check(model, sim, live, ref, 1, skin)
+
+
+def test_the_loops_over_a_list_of_every_candidate_are_those_without_a_list():
+    """activate_contacts, projection_due, the normal velocities, the polygons' geometry and the smallest gap
+    (live=None: every candidate) give the same results given a list of every candidate in order, and, at
+    rest, the activation given the built list is the same as without it (a left-out point is inactive)."""
+    from nsgui.engine import stepper as st
+    from nsgui.engine.evaluation import _normal_velocities_of, _polygon_geometry
+    from nsgui.engine.projection import projection_due
+    model, sim = _at_rest()
+    m, d = sim._args
+    dd = sim._data
+    nc = len(model.arrays.ci)
+    every = np.arange(-1, nc, dtype=np.int64)
+    every[0] = nc
+    built, _ = _built(model, sim)
+    assert 0 < built[0] < nc
+    evaluate(m, d, False)
+    dd.v[:] = np.random.default_rng(0).normal(scale=0.01, size=dd.v.shape)  # normal velocities not all zero
+    evaluate(m, d, False)
+
+    def activation(*live):
+        nact, fric = st.activate_contacts(m, d, *live)
+        return nact, fric, dd.act[:nact].copy(), dd.HN[:nact].copy(), dd.HT[:nact].copy()
+
+    ref = activation()
+    assert ref[0] > 0
+    for live in ((every, nc), (built, built[0])):
+        got = activation(*live)
+        assert got[:2] == ref[:2] and all(np.array_equal(a, b) for a, b in zip(got[2:], ref[2:]))
+    assert projection_due(m, d, every, nc) == projection_due(m, d)
+    uns, geometries = [], []
+    for live in ((), (every, nc)):
+        dd.un[:] = np.nan
+        _normal_velocities_of(m, d, *live)
+        uns.append(dd.un.copy())
+    for live in ((), (every, nc)):   # (after: the skipped points' normals are zeroed)
+        dd.gap[:] = np.nan   # (the polygons' candidates only: the others stay NaN)
+        flags = _polygon_geometry(m, d, True, *live)
+        geometries.append((flags, dd.gap.copy()))
+    assert np.isfinite(uns[0]).all() and np.abs(uns[0]).max() > 0.0 and np.array_equal(uns[0], uns[1])
+    assert np.isfinite(geometries[0][1]).sum() > nc // 2
+    assert geometries[0][0] == geometries[1][0] and np.array_equal(geometries[0][1], geometries[1][1], equal_nan=True)
+    evaluate(m, d, False)
+    enabled = dd.ctrl[len(model.arrays.ai) + nc:][:nc] != 0.0
+    for live in ((), (every, nc)):
+        dd.stats[st.ST_MINGAP] = np.inf
+        st._keep_min_gap(m, d, *live)
+        assert dd.stats[st.ST_MINGAP] == dd.gap[enabled].min()
