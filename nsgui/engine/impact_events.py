@@ -103,8 +103,15 @@ def events_due(d, old):
     status = d.status
     due = False
     for c in range(status.shape[0]):
-        due = due or status[c] != old[c] or status[c] == IMPACT
+        due = due or _has_event(status[c], old[c])
     return due
+
+
+@njit(cache=True, inline="always")
+def _has_event(s, o):
+    """Whether a contact of status s, o before the step, has an event row (scalars: compiled in, no
+    reference counts)."""
+    return s != o or s == IMPACT
 
 
 @njit(cache=True)
@@ -119,7 +126,7 @@ def log_step_events(m, d, nact, old, scratch, elog, n):
     r = 0  # the impact's row of the step problem (d.act is in contact order)
     for c in range(status.shape[0]):
         s, o = status[c], old[c]
-        if s == o and s != IMPACT:
+        if not _has_event(s, o):
             continue
         n += 1
         row = elog[n]
