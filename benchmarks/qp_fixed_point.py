@@ -34,10 +34,9 @@ import os
 import sys
 import time
 
+import single_blas  # noqa: F401  (before numpy loads: BLAS on one thread)
 import numpy as np
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT]
 

@@ -10,8 +10,7 @@ and by their smallest chunks. The landing is not in it (peers.py and step_phases
 """
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import single_blas  # noqa: F401,E402  (before numpy loads: BLAS on one thread)
 
 import argparse  # noqa: E402
 import runpy  # noqa: E402

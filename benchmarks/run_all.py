@@ -11,10 +11,7 @@ table and writes it, with the machine description, to benchmarks/results.md (ato
 """
 import os
 
-# Single-threaded BLAS/LAPACK for both engines, set before numpy, numba or Siconos load them. The step
-# problems are tiny: OpenBLAS threads only add overhead, several-fold on a loaded 2-core machine.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import single_blas  # noqa: F401,E402  (before numpy loads: BLAS on one thread)
 
 import argparse  # noqa: E402
 import json  # noqa: E402

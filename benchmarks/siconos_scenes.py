@@ -18,9 +18,7 @@ Siconos is a reference for comparison only, never an nsgui dependency.
 """
 import os
 
-# single-threaded OpenBLAS (Siconos numerics links it): the problems are tiny (see run_all.py)
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import single_blas  # noqa: F401,E402  (before numpy loads: BLAS on one thread)
 
 import argparse  # noqa: E402
 import hashlib  # noqa: E402

@@ -10,8 +10,7 @@ steps are the compiled loop's steps (same functions, same order), the sum is not
 """
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import single_blas  # noqa: F401,E402  (before numpy loads: BLAS on one thread)
 
 import argparse  # noqa: E402
 import runpy  # noqa: E402
