@@ -2,10 +2,15 @@
 fails, or with --stalled also every 5th step where NSGS alone stalls, as .npz files for solver work and tests:
 
     .venv/bin/python benchmarks/step_problems.py ROWS PER_ROW STEPS OUT_PREFIX [--stalled]
+    .venv/bin/python benchmarks/step_problems.py ROWS 0 STEPS OUT_PREFIX --pyramid --sweeps=K
+
+--pyramid runs make_heaps.box_pyramid(ROWS) instead (PER_ROW unused); --sweeps=K also stores every step whose
+solve took more than K sweeps (+ pivots), the landing's slow NSGS problems (benchmarks/landing_sweeps.py).
 
 The steps are the compiled loop's phases called one by one from Python (as step_phases.py). Each file
 (OUT_PREFIX_<step>.npz) holds W (indptr, indices, data: compressed rows), q, mu and the warm start r0, as
-the stepper hands them to its solver; the lines printed are the steps whose problem took over 50 ms of CPU.
+the stepper hands them to its solver, with the contact rows (rcols, rvals, rnnz), M⁻¹ (mi_ptr, mi_col, mi_val)
+and the n coordinates they come from; the lines printed are the steps whose problem took over 50 ms of CPU.
 """
 import os
 import runpy
@@ -28,7 +33,8 @@ def problem(st, m, d, a, nv, nact, fric):
     qd, mu, r0, active0 = np.zeros(k), np.zeros(nact), np.zeros(k), np.zeros(k, np.bool_)
     st._problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0)
     _, _, _, wptr, wcol, wval = delassus_csr(rcols, rvals, rnnz, a.mi_ptr, a.mi_col, a.mi_val, nv)
-    return dict(indptr=wptr, indices=wcol, data=wval, q=qd, mu=mu, r0=r0)
+    return dict(indptr=wptr, indices=wcol, data=wval, q=qd, mu=mu, r0=r0, rcols=rcols, rvals=rvals, rnnz=rnnz,
+                mi_ptr=a.mi_ptr, mi_col=a.mi_col, mi_val=a.mi_val, n=nv)
 
 
 def main():
@@ -41,7 +47,9 @@ def main():
     args = [s for s in sys.argv[1:] if not s.startswith("--")]
     rows, per_row, steps, out = int(args[0]), int(args[1]), int(args[2]), args[3]
     stalled = "--stalled" in sys.argv
-    scene = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))["disk_pile"](rows, per_row)
+    sweeps = min([int(s.split("=")[1]) for s in sys.argv if s.startswith("--sweeps=")] or [-1])
+    heaps = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))
+    scene = heaps["box_pyramid"](rows) if "--pyramid" in sys.argv else heaps["disk_pile"](rows, per_row)
     model = compile_scene(scene)
     sim = Simulator(model)
     m, d = sim._args
@@ -61,7 +69,7 @@ def main():
         if cpu > 0.05 or code != OK:
             print(f"step {step} t = {t:.4f} s: {nact} contacts, {it:.0f} sweeps + pivots, {cpu:.3f} s CPU, code {code}",
                   flush=True)
-        if code != OK or (stalled and it > a.isets[IS_MAXIT] and step % 5 == 0):
+        if code != OK or (stalled and it > a.isets[IS_MAXIT] and step % 5 == 0) or 0 <= sweeps < it:
             np.savez(f"{out}_{step}.npz", **problem(st, m, d, a, D.v_new.shape[0], nact, fric))
         if code != OK:
             raise SystemExit(f"the solver failed at step {step} (candidate {cand})")
