@@ -5,7 +5,7 @@ pyramid's slow landing problems its answers meet the Coulomb-Signorini law at th
 independent answer (sweeps without momentum, the W form, run up to 50,000 sweeps: 3e-12 .. 2.6e-11).
 
 data/pyramid55_landing_steps.npz: the friction problems of steps 79, 101 and 144 of make_heaps.box_pyramid(10)
-(benchmarks/step_problems.py 10 0 300 PREFIX --pyramid --sweeps=20; 69-200 contacts on 165 coordinates,
+(benchmarks/step_problems.py 10 0 300 PREFIX --pyramid --sweeps=20; 88-200 contacts on 165 coordinates,
 W singular), stored with keys "<step>_<name>": the contact rows, M⁻¹, q, mu and the warm start."""
 import os
 
