@@ -15,9 +15,11 @@ tolerance 1e-10 (nsgs.fc2d_error_csr, the stepper's acceptance) by
   fixed), the step projected back on the cones (halved up to twice when the error does not fall: a projected
   search as Moré & Toraldo's GPCG), kept only where its exact error is below the iterate's;
 - `aa m/k`: Anderson acceleration (memory m) of the sweep map, tried every k sweeps, projected, kept only where
-  its exact error is below the sweep's (else the history restarts);
+  its exact error is below the sweep's (else the history restarts; `aa keep`: kept after a success too);
 - `nest`: Nesterov momentum y = x + (t_k - 1)/t_{k+1} (x - x_prev) projected, the sweep from y, restarted
-  when the sweep's error grows.
+  when the sweep's error grows (`fp`: when the sweep's own step |x_{k+1} - y| grows, the branch's rule;
+  `dir`: when the step turns back; `grow g`: only after a g-fold growth); `from K`: plain sweeps before sweep
+  K (the branch: `nest fp from 10`); `sym`: forward and backward sweeps; `b`: β capped.
 Work is counted in passes over the contact rows: a sweep 1 (its error scan counted with it, as in the
 stepper), an exact error 1, a W-product 2; a momentum step 0 (--momentum=X to charge it). Every answer
 counted is checked with fc2d_error_csr <= tol (a variant that fails or exceeds CAP passes is charged CAP).
@@ -319,7 +321,8 @@ VARIANTS = {
     "nest from 10 dir": lambda p: nest(p, 1.0, 10, "dir"),
     "nest b.9": lambda p: nest(p, 1.0, 0, "err", 0.9),
     "nest b.95": lambda p: nest(p, 1.0, 0, "err", 0.95),
-    **{f"aa keep {m}/{e}": (lambda p, m=m, e=e: aa(p, m, e, 1.0, True)) for m, e in ((5, 1), (5, 2), (10, 5), (10, 10))},
+    **{f"aa keep {m}/{e}": (lambda p, m=m, e=e: aa(p, m, e, 1.0, True))
+       for m, e in ((5, 1), (5, 2), (10, 5), (10, 10))},
 }
 
 

@@ -1,8 +1,8 @@
 """NSGS without the Delassus matrix (nsgs.nsgs_fc2d_rows): the stepper's friction problems with a
 constant M⁻¹ are solved from the contact rows H and X = M⁻¹Hᵀ, keeping v - v_free = X r instead of
 forming W = H X. Its first MOMENTUM_FROM iterates are those of nsgs_fc2d_csr on W (the same local solves on
-the same 2×2 blocks), up to round-off (then it adds momentum: test_nsgs_momentum.py): checked against it and against the Coulomb-Signorini conditions
-computed here from u = H (v_free + M⁻¹Hᵀr)."""
+the same 2×2 blocks), up to round-off (then it adds momentum: test_nsgs_momentum.py): checked against it and
+against the Coulomb-Signorini conditions computed here from u = H (v_free + M⁻¹Hᵀr)."""
 import numpy as np
 import pytest
 
