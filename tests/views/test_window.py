@@ -268,15 +268,19 @@ def test_bad_scene_file_gives_a_message_not_a_traceback(window, tmp_path):
     assert level == "error" and "bodies[0].mass" in text and "Traceback" not in text
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
-def test_every_example_opens_and_runs(window, path, qtbot):
-    assert window.open_scene(path), window.messages.entries[-1]
-    c = window.controller
-    dt = c.model.dt
-    run_to(window, 30 * dt)
-    assert len(c.recorder) == 31
-    assert np.isfinite(c.recorder.rows()).all()
-    assert window.view3d.render_image()[..., :3].std() > 1
+class TestExamples:
+    """One window for all the examples (`class_window`): each test opens its example first."""
+
+    @pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
+    def test_every_example_opens_and_runs(self, class_window, path):
+        window = class_window
+        assert window.open_scene(path), window.messages.entries[-1]
+        c = window.controller
+        dt = c.model.dt
+        run_to(window, 30 * dt)
+        assert len(c.recorder) == 31
+        assert np.isfinite(c.recorder.rows()).all()
+        assert window.view3d.render_image()[..., :3].std() > 1
 
 
 def test_layout_and_recent_files_are_remembered(qtbot, gl, scene_file):
