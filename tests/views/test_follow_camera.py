@@ -13,6 +13,13 @@ from tests.helpers import scene_path
 pytestmark = pytest.mark.gui
 
 
+@pytest.fixture
+def window(class_window):
+    """One window for the tests below (`class_window`): each opens its example first, which gives
+    the 3D view the new model, a fitted camera and no slide."""
+    return class_window
+
+
 def run_to(window, t):
     c = window.controller
     c.set_speed(None)
@@ -28,37 +35,6 @@ def screen_offset(view, point):
     return float((np.asarray(point) - np.array(cam.center[:2])) @ view._follow_axis) / width
 
 
-def test_the_view_follows_the_compass_gait_walker_and_comes_back(window):
-    assert window.open_scene(scene_path("compass_gait"))
-    v = window.view3d
-    c0 = np.array(v.view.camera.center[:2])
-    run_to(window, 6.0)
-    v.show_row()
-    rec = window.controller.recorder
-    hip = np.array([rec.column("q.walker.x")[-1], rec.column("q.walker.y")[-1]])
-    hip0 = np.array([rec.column("q.walker.x")[0], rec.column("q.walker.y")[0]])
-    assert hip[0] - hip0[0] > 3.0                                # it walked 3 m and more ...
-    moved = np.array(v.view.camera.center[:2]) - c0
-    assert moved @ v._follow_axis > 2.0                          # ... and the camera went with it,
-    assert abs(moved @ np.array([-v._follow_axis[1], v._follow_axis[0]])) < 1e-9   # along the slope
-    assert abs(screen_offset(v, hip)) < FOLLOW / 2 + 0.1         # the walker is on screen
-    v.reset_camera()                                             # a resize re-fits: the slide stays
-    assert np.allclose(np.array(v.view.camera.center[:2]) - c0, moved)
-    window.controller.seek_row(0)                                # scrubbed back: the first framing
-    v.show_row(0)
-    assert np.allclose(v.view.camera.center[:2], c0, atol=1e-12)
-
-
-def test_a_pinned_mechanism_never_slides_the_camera(window):
-    assert window.open_scene(scene_path("double_pendulum_wall"))
-    v = window.view3d
-    lo0, hi0 = _seen_rect(v)
-    run_to(window, 1.0)
-    v.show_row()
-    lo, hi = _seen_rect(v)  # no slide: at most widened to take in the swing (the crank test below)
-    assert v._follow_shift == 0.0 and np.all(lo <= lo0 + 1e-12) and np.all(hi >= hi0 - 1e-12)
-
-
 def _seen_rect(view):
     cam = view.view.camera
     w, h = view.view.size
@@ -66,30 +42,62 @@ def _seen_rect(view):
     return np.array(cam.center[:2]) - half, np.array(cam.center[:2]) + half
 
 
-def test_a_crank_that_swings_out_of_its_first_framing_widens_the_view(window):
-    """The four-bar's crank turns full circle: every link's outline stays inside the view at every
-    shown row, the view never narrows again (scrubbing back keeps it), and it is not zoomed out
-    beyond the links' sweep (plus the fitted margin)."""
-    from nsgui.views import geometry3d as geo
-    assert window.open_scene(scene_path("four_bar"))
-    v = window.view3d
-    first = _seen_rect(v)
-    run_to(window, 1.0)
-    rec = window.controller.recorder
-    body, local = v._outline_points(window.controller.model)
-    q = np.column_stack([rec.column("q." + n) for n in v.model.coord_names])
-    poses = np.array([v.model.body_poses(qi) for qi in q])
-    sweep = geo.points_along_poses(poses, body, local).reshape(-1, 2)
-    assert np.any(sweep.min(axis=0) < first[0]) or np.any(sweep.max(axis=0) > first[1])  # it leaves
-    spans = []
-    for row in range(0, len(rec), 7):
-        v.show_row(row)
-        lo, hi = _seen_rect(v)
-        pts = geo.points_along_poses(poses[row:row + 1], body, local)[:, 0]
-        assert np.all(pts >= lo - 1e-9) and np.all(pts <= hi + 1e-9), f"a link is cropped at row {row}"
-        spans.append(hi - lo)
-    spans = np.array(spans)
-    assert np.all(np.diff(spans, axis=0) >= -1e-12)              # never narrows
-    v.show_row(0)
-    assert np.allclose(_seen_rect(v)[1] - _seen_rect(v)[0], spans[-1])
-    assert np.max(spans[-1] / (sweep.max(axis=0) - sweep.min(axis=0))) < 2.0
+class TestOneWindow:
+    """The tests on the shared window."""
+
+    def test_the_view_follows_the_compass_gait_walker_and_comes_back(self, window):
+        assert window.open_scene(scene_path("compass_gait"))
+        v = window.view3d
+        c0 = np.array(v.view.camera.center[:2])
+        run_to(window, 6.0)
+        v.show_row()
+        rec = window.controller.recorder
+        hip = np.array([rec.column("q.walker.x")[-1], rec.column("q.walker.y")[-1]])
+        hip0 = np.array([rec.column("q.walker.x")[0], rec.column("q.walker.y")[0]])
+        assert hip[0] - hip0[0] > 3.0                                # it walked 3 m and more ...
+        moved = np.array(v.view.camera.center[:2]) - c0
+        assert moved @ v._follow_axis > 2.0                          # ... and the camera went with it,
+        assert abs(moved @ np.array([-v._follow_axis[1], v._follow_axis[0]])) < 1e-9   # along the slope
+        assert abs(screen_offset(v, hip)) < FOLLOW / 2 + 0.1         # the walker is on screen
+        v.reset_camera()                                             # a resize re-fits: the slide stays
+        assert np.allclose(np.array(v.view.camera.center[:2]) - c0, moved)
+        window.controller.seek_row(0)                                # scrubbed back: the first framing
+        v.show_row(0)
+        assert np.allclose(v.view.camera.center[:2], c0, atol=1e-12)
+
+    def test_a_pinned_mechanism_never_slides_the_camera(self, window):
+        assert window.open_scene(scene_path("double_pendulum_wall"))
+        v = window.view3d
+        lo0, hi0 = _seen_rect(v)
+        run_to(window, 1.0)
+        v.show_row()
+        lo, hi = _seen_rect(v)  # no slide: at most widened to take in the swing (the crank test below)
+        assert v._follow_shift == 0.0 and np.all(lo <= lo0 + 1e-12) and np.all(hi >= hi0 - 1e-12)
+
+    def test_a_crank_that_swings_out_of_its_first_framing_widens_the_view(self, window):
+        """The four-bar's crank turns full circle: every link's outline stays inside the view at every
+        shown row, the view never narrows again (scrubbing back keeps it), and it is not zoomed out
+        beyond the links' sweep (plus the fitted margin)."""
+        from nsgui.views import geometry3d as geo
+        assert window.open_scene(scene_path("four_bar"))
+        v = window.view3d
+        first = _seen_rect(v)
+        run_to(window, 1.0)
+        rec = window.controller.recorder
+        body, local = v._outline_points(window.controller.model)
+        q = np.column_stack([rec.column("q." + n) for n in v.model.coord_names])
+        poses = np.array([v.model.body_poses(qi) for qi in q])
+        sweep = geo.points_along_poses(poses, body, local).reshape(-1, 2)
+        assert np.any(sweep.min(axis=0) < first[0]) or np.any(sweep.max(axis=0) > first[1])  # it leaves
+        spans = []
+        for row in range(0, len(rec), 7):
+            v.show_row(row)
+            lo, hi = _seen_rect(v)
+            pts = geo.points_along_poses(poses[row:row + 1], body, local)[:, 0]
+            assert np.all(pts >= lo - 1e-9) and np.all(pts <= hi + 1e-9), f"a link is cropped at row {row}"
+            spans.append(hi - lo)
+        spans = np.array(spans)
+        assert np.all(np.diff(spans, axis=0) >= -1e-12)              # never narrows
+        v.show_row(0)
+        assert np.allclose(_seen_rect(v)[1] - _seen_rect(v)[0], spans[-1])
+        assert np.max(spans[-1] / (sweep.max(axis=0) - sweep.min(axis=0))) < 2.0

@@ -40,20 +40,24 @@ def branch_in_default_scene(window):
     assert window.act_discard.isEnabled()
 
 
-@pytest.mark.parametrize("how", ["open another scene", "new", "reset"])
-def test_previous_branch_does_not_leak_into_another_run(window, how):
-    branch_in_default_scene(window)
-    c = window.controller
-    if how == "open another scene":
-        assert window.open_scene(os.path.join(SCENES, "bouncing_ball.json"))
-        c.run_until(0.3)
-        assert c.flush(timeout=60)
-    elif how == "new":
-        window.document.new()  # the editor's File ▸ New
-    else:
-        assert window.reset_simulation()
-        c.run_until(0.3)
-        assert c.flush(timeout=60)
-    assert c.previous is None
-    assert dashed_points(window) == 0
-    assert not window.act_discard.isEnabled()
+class TestOneWindow:
+    """One window for the three cases (`class_window`): each opens the default scene first."""
+
+    @pytest.mark.parametrize("how", ["open another scene", "new", "reset"])
+    def test_previous_branch_does_not_leak_into_another_run(self, class_window, how):
+        window = class_window
+        branch_in_default_scene(window)
+        c = window.controller
+        if how == "open another scene":
+            assert window.open_scene(os.path.join(SCENES, "bouncing_ball.json"))
+            c.run_until(0.3)
+            assert c.flush(timeout=60)
+        elif how == "new":
+            window.document.new()  # the editor's File ▸ New
+        else:
+            assert window.reset_simulation()
+            c.run_until(0.3)
+            assert c.flush(timeout=60)
+        assert c.previous is None
+        assert dashed_points(window) == 0
+        assert not window.act_discard.isEnabled()
