@@ -10,16 +10,26 @@ import pytest
 from .scenes import BALL_BOX
 
 
+def close_and_delete(w):
+    """Close `w` without a save question and delete it now: a window is kept alive by its own
+    connections until Qt deletes it, and a `deleteLater` (as qtbot's) waits for the next test that
+    spins the event loop, so windows (their histories, canvases) piled up from test to test."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    w.document.undo_stack.setClean()
+    w.close()
+    w.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+
+
 def shown_window(qtbot, settings=None):
-    """Yields a shown main window, closed afterwards without a save question (for fixtures)."""
+    """Yields a shown main window, closed and deleted afterwards (for fixtures; not given to qtbot,
+    which would close it again after it is deleted)."""
     from nsgui.views.main_window import MainWindow
     w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
     yield w
-    w.document.undo_stack.setClean()
-    w.close()
+    close_and_delete(w)
 
 
 def shared_window(tmp_path_factory, settings=None):
@@ -31,7 +41,6 @@ def shared_window(tmp_path_factory, settings=None):
     takes the new model and fits its camera to it); what else a test changes it must put back at
     its start (the module's `window` fixture does it). Its recovery files go to a directory of the
     module's own (a test's private one would be gone for the next test)."""
-    from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtTest import QTest
     from nsgui.views.main_window import MainWindow
     with pytest.MonkeyPatch.context() as mp:
@@ -40,10 +49,7 @@ def shared_window(tmp_path_factory, settings=None):
     w.show()
     assert QTest.qWaitForWindowExposed(w)
     yield w
-    w.document.undo_stack.setClean()
-    w.close()
-    w.deleteLater()  # freed now, not when the session ends (test_window_memory.py)
-    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    close_and_delete(w)
 
 
 @pytest.fixture(scope="class")

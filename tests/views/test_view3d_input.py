@@ -16,17 +16,20 @@ pytestmark = pytest.mark.gui
 
 
 def shown_window(qtbot, scene):
-    """A 1400×900 main window on the screen with `scene` open (closed clean after the test)."""
+    """A 1400×900 main window on the screen with `scene` open (closed clean and deleted after the
+    test, see conftest.close_and_delete)."""
     from nsgui.views.main_window import MainWindow
+
+    from .conftest import close_and_delete
     w = MainWindow()
-    qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
     qtbot.waitExposed(w)
-    assert w.open_scene(scene)
-    yield w
-    w.document.undo_stack.setClean()
-    w.close()
+    try:
+        assert w.open_scene(scene)
+        yield w
+    finally:
+        close_and_delete(w)
 
 
 @pytest.fixture
