@@ -103,17 +103,12 @@ class TestPlotExports:
         x_ticks = [v for v in numbers(texts) if 0.5 <= v <= 1.0]
         assert len(x_ticks) >= 2                                            # radians, not milliradians
 
-    def test_dashed_previous_branch_is_in_the_legend(self, ran, out):
+    def test_dashed_previous_branch_is_in_the_legend(self, class_window, out):
         from nsgui.views import exports
-        window = ran("default", 0.4)
-        c = window.controller
-        c.seek_time(0.2)
-        i = next(k for k, ct in enumerate(window.document.scene.contacts) if ct.name == "ball_ground")
-        window.scene_tree.set_field(("contacts", i), "restitution", 0.2)
-        assert window.resume_from_here()
-        c.run_until(0.3)
-        assert c.flush(timeout=60)
-        window.plots.refresh_all()
+
+        from .test_previous_branch import branch_in_default_scene
+        window = class_window
+        branch_in_default_scene(window)  # (the plots refreshed, the old branch drawn dashed)
         path = out / "energy.svg"
         exports.export_plot(window.plots.plot_named("Energy"), str(path))
         _svg, texts = svg_texts(path)
