@@ -39,8 +39,32 @@ class Kinematics(NamedTuple):
 
     @classmethod
     def zeros(cls, nb, n):
+        Jp, Ja = jacobian_arrays(nb, n)
         return cls(np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)), np.zeros(nb), np.zeros((nb, 2)),
-                   np.zeros((nb, 2, n)), np.zeros((nb, n)), np.zeros((nb, 2)), np.zeros(1))
+                   Jp, Ja, np.zeros((nb, 2)), np.zeros(1))
+
+
+def jacobian_arrays(nb, n):
+    """Kinematics' Jp (nb, 2, nq) and Ja (nb, nq), zero, as strided views of one buffer laid out along
+    the bodies' own coordinates: entry (b, j) is the triple (Jp[b, 0, j], Jp[b, 1, j], Ja[b, j]) at index
+    t = b + (j - c b) nb of the buffer, c = max(1, nq // nb) the coordinates per body (1 for a column or
+    a chain, 3 for free bodies). t is one-to-one (t mod nb = b), so the arrays hold the dense ones'
+    entries, each in its own place; but a body's entries on its own coordinates, the only ones most
+    bodies have, lie next to the next body's. In the dense layout each body's were three cache lines
+    (and pages) of their own, apart from every other body's: a pass over 1000 beads (M's terms, the
+    contact rows) waited on three memory loads per bead. The buffer spans about (nq + c nb) nb triples
+    of virtual memory, zero pages of which only those written are ever mapped."""
+    if nb == 0 or n == 0:
+        return np.zeros((nb, 2, n)), np.zeros((nb, n))
+    c = max(1, n // nb)
+    t_min = (nb - 1) * (1 - c * nb)   # b = nb - 1, j = 0
+    t_max = (n - 1) * nb              # b = 0, j = n - 1
+    buf = np.zeros(3 * (t_max - t_min + 1))
+    at = buf[3 * -t_min:]             # the triple t = 0: (b, j) = (0, 0)
+    sb, sj, s = 3 * (1 - c * nb) * at.itemsize, 3 * nb * at.itemsize, at.itemsize
+    Jp = np.lib.stride_tricks.as_strided(at, (nb, 2, n), (sb, s, sj))
+    Ja = np.lib.stride_tricks.as_strided(at[2:], (nb, n), (sb, sj))
+    return Jp, Ja
 
 
 class ModelArrays(NamedTuple):
@@ -245,10 +269,19 @@ structref.define_proxy(ModelStruct, ModelType, ModelArrays._fields)
 structref.define_proxy(DataStruct, DataType, Data._fields)
 
 
-# built by cached kernels: StructRefProxy's own constructor compiles anew in every process
-@njit(cache=True)
-def _kinematics_struct(*fields):
-    return KinematicsStruct(*fields)
+# built by cached kernels: StructRefProxy's own constructor compiles anew in every process.
+# The Kinematics' field types are fixed: Jp and Ja in any layout ('A'). The laid-out ones are strided
+# (jacobian_arrays), but those of one body on one coordinate are contiguous ('C'): without the fixed
+# type such a model compiled every kernel a second time.
+_F1, _F2 = types.Array(types.float64, 1, "C"), types.Array(types.float64, 2, "C")
+_KIN_FIELDS = (_F2, _F1, _F2, _F1, _F2, types.Array(types.float64, 3, "A"), types.Array(types.float64, 2, "A"),
+               _F2, _F1)  # Kinematics' fields in order
+_KIN_TYPE = KinematicsType(list(zip(Kinematics._fields, _KIN_FIELDS)))
+
+
+@njit(_KIN_TYPE(*_KIN_FIELDS), cache=True)
+def _kinematics_struct(pos, ang, vel, omg, acc, Jp, Ja, cs, jconst):
+    return KinematicsStruct(pos, ang, vel, omg, acc, Jp, Ja, cs, jconst)
 
 
 @njit(cache=True)

@@ -52,11 +52,19 @@ def complete_geometry(m, d):
 def evaluate_forces(m, d, want_mass):
     """evaluate's second part, at the kinematics evaluate_geometry left: M (if want_mass), F, the
     normal velocities; returns the potential energy."""
+    U = smooth_forces(m, d, want_mass)
+    _normal_velocities_of(m, d)
+    return U
+
+
+@njit(cache=True)
+def smooth_forces(m, d, want_mass):
+    """evaluate_forces without the normal velocities (a caller that changes v next computes them then):
+    M (if want_mass) and F at the kinematics in d; returns the potential energy."""
     Ug = _gravity_and_bias(m, d, want_mass)
     Ue = 0.0
     if m.si.shape[0] + m.ji.shape[0] + m.fi.shape[0] > 0:  # (the call alone costs as much as a step's geometry)
         Ue = element_forces(m, d.q, d.v, d.kin, d.F)
-    _normal_velocities_of(m, d)
     return Ug + Ue
 
 

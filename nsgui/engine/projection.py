@@ -20,8 +20,8 @@ from .codes import (ACC_PROJECTION, AN_LOADED, AN_RA, AN_RB, AN_SEP, CF_MU, CI_A
                     FS_PROJ_TOL, FS_REST_V, IS_CONST_F, IS_CONST_M, ITERATION_CAP, LIMIT, SOLVED, STICK)
 from .contact_geometry import body_point
 from .contact_rows import active_contact_rows, densify
-from .evaluation import (evaluate, evaluate_forces, evaluate_geometry, kinetic_energy, live_candidate, live_count,
-                         mass_times, refresh_velocities)
+from .evaluation import (evaluate, evaluate_geometry, kinetic_energy, live_candidate, live_count, mass_times,
+                         refresh_velocities, smooth_forces)
 from .kept_delassus import delassus_kept
 from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
@@ -36,13 +36,14 @@ ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in
 def anchor_contacts(m, d, nact):
     """At the start of a step, for each active candidate d.act[:nact]: its contact points as material
     points of its two bodies (body-frame coordinates), their separation, and whether it was pushed in
-    the last step (d.anchor, AN_* columns)."""
-    ci, kin, anchor, act, pa, pb, lamN = m.ci, d.kin, d.anchor, d.act, d.pa, d.pb, d.lamN
+    the last step (d.anchor, AN_* columns). The material points and separation are read for a sticking
+    frictional contact only (_kind 2: its tangent row and drift); a frictionless one's are not written."""
+    ci, cf, kin, anchor, act, pa, pb, lamN = m.ci, m.cf, d.kin, d.anchor, d.act, d.pa, d.pb, d.lamN
     pos, cs = kin.pos, kin.cs  # (each body's cos and sin as body_kinematics computed them: cos_sin's numbers)
     for r in range(nact):
         c = act[r]
         anchor[c, AN_LOADED] = 1.0 if lamN[c] > 0.0 else 0.0
-        if ci[c, CI_BTYPE] == LIMIT:
+        if ci[c, CI_BTYPE] == LIMIT or not cf[c, CF_MU] > 0.0:  # (never _kind 2: the points are not read)
             continue
         for k, b, p in ((AN_RA, ci[c, CI_ABODY], pa), (AN_RB, ci[c, CI_BBODY], pb)):
             x, y = p[c, 0], p[c, 1]
@@ -341,8 +342,8 @@ def project_positions(m, d, upot):
             upot = evaluate(m, d, True)
     if not moved:
         return upot
-    if const_M:
-        upot = evaluate_forces(m, d, False)
+    if const_M:  # (the normal velocities are computed below, after v's change)
+        upot = smooth_forces(m, d, False)
     if upot > u0:
         _give_back(m, d, dq, upot - u0)
     else:

@@ -223,3 +223,57 @@ def test_constant_jacobians_written_once_stay_those_of_a_full_pass(name):
     body_kinematics(m, q, v, to_struct(kept))
     np.testing.assert_array_equal(kept.Jp, fresh.Jp)
     np.testing.assert_array_equal(kept.Ja, fresh.Ja)
+
+
+@pytest.mark.parametrize("nb,n", [(1, 1), (1, 6), (6, 1), (3, 9), (7, 9), (10, 10), (4, 13), (13, 4), (200, 600)])
+def test_jacobian_arrays_keep_every_entry_in_its_own_place(nb, n):
+    """Kinematics' Jp and Ja (arrays.jacobian_arrays, laid out along the bodies' own coordinates) start
+    at zero and hold any values written to their (nb, 2, nq) and (nb, nq) entries, each apart from all
+    the others: what dense arrays hold."""
+    from nsgui.engine.arrays import jacobian_arrays
+    rng = np.random.default_rng(nb * 100 + n)
+    Jp, Ja = jacobian_arrays(nb, n)
+    assert Jp.shape == (nb, 2, n) and Ja.shape == (nb, n)
+    assert not Jp.any() and not Ja.any()
+    A, B = rng.standard_normal((nb, 2, n)), rng.standard_normal((nb, n))
+    Jp[...] = A
+    Ja[...] = B
+    np.testing.assert_array_equal(Jp, A)
+    np.testing.assert_array_equal(Ja, B)
+    for b, x, j in zip(rng.integers(0, nb, 20), rng.integers(0, 2, 20), rng.integers(0, n, 20)):
+        Jp[b, x, j] = -1.0  # one entry changes alone
+        A[b, x, j] = -1.0
+        np.testing.assert_array_equal(Jp, A)
+        np.testing.assert_array_equal(Ja, B)
+
+
+@pytest.mark.parametrize("name", ["bead_column_10", "disk_pile", "biped", "four_bar"])
+def test_body_kinematics_on_the_laid_out_jacobians_is_that_on_dense_ones(name):
+    """body_kinematics into Kinematics.zeros (the Jacobians laid out along the bodies' coordinates) and
+    into dense zero arrays: every pose, velocity, acceleration and Jacobian entry bit for bit the same."""
+    from nsgui.engine.arrays import Kinematics, to_struct
+    from nsgui.engine.dynamics import body_kinematics
+    model = compile_scene(example(name))
+    m = model.struct
+    nb, n = model.nbodies, model.nq
+    for q, v in random_states(model, 3):
+        laid = Kinematics.zeros(nb, n)
+        dense = Kinematics(*(np.zeros(getattr(laid, f).shape) for f in Kinematics._fields))
+        assert not laid.Jp.flags.c_contiguous and dense.Jp.flags.c_contiguous
+        body_kinematics(m, q, v, to_struct(laid))
+        body_kinematics(m, q, v, to_struct(dense))
+        for field in Kinematics._fields:
+            np.testing.assert_array_equal(getattr(laid, field), getattr(dense, field), err_msg=field)
+
+
+def test_every_kinematics_has_one_kernel_type():
+    """The laid-out Jacobians of one body on one coordinate are contiguous arrays, the others strided:
+    the kernels still see one Kinematics type (Jp and Ja in any layout), so no model compiles the
+    kernels a second time."""
+    import numba
+    from nsgui.engine.arrays import Kinematics, to_struct
+    dense = Kinematics(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2)),
+                       np.zeros((2, 2, 2)), np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(1))
+    kinds = {numba.typeof(to_struct(k)) for k in (dense, *(Kinematics.zeros(nb, n) for nb, n in
+                                                         ((1, 1), (1, 3), (10, 10), (3, 9), (0, 0))))}
+    assert len(kinds) == 1
