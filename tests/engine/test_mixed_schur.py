@@ -139,3 +139,31 @@ def test_stopping_at_a_dropped_row_changes_nothing_on_regular_problems(seed):
     z0, s0, i0 = bpp_lcp_csr(ptr, col, val, q, q < 0.0, 3 * k + 10, True, eq)
     z1, s1, i1 = bpp_lcp_csr_dropping(ptr, col, val, q, q < 0.0, 3 * k + 10, True, eq, new_factor(0), True)
     assert s0 == s1 and i0 == i1 and np.array_equal(z0, z1)
+
+
+@pytest.mark.parametrize("step", [78, 127])
+def test_schur_refines_the_landing_answers_that_failed_its_check(step):
+    """The 55-box pyramid's projections at steps 78 (144 rows, 112 equalities) and 127 (364, 352) of main's
+    trajectory after the NSGS momentum (data/pyramid55_schur_refined_steps.npz, stored as the file above):
+    block pivoting stops at a dropped row, and the Schur path's first answer misses unilateral rows by
+    0.1–0.7 max|q| (its small LCP's); refined with the same factors it is SOLVED, meets the mixed-LCP
+    conditions and gives the dense fallback's W τ (= H Δq) to 1e-10 of max|q|, and the projection takes it."""
+    z = np.load(os.path.join(DATA, "pyramid55_schur_refined_steps.npz"))
+    ptr, col, val, q, eq = (z[f"s{step}_{n}"] for n in ("ptr", "col", "val", "q", "eq"))
+    k = q.shape[0]
+    W = csr_to_dense(ptr, col, val, k)
+    Ws = _shifted(W)
+    sptr, scol, sval = csr_from_dense(Ws)
+    _, st, it = bpp_lcp_csr_dropping(sptr, scol, sval, q, q < 0.0, 3 * k + 10, True, eq, new_factor(0), True)
+    assert st == ITERATION_CAP   # stopped at a dropped row: the Schur path's problem
+    tau, st = mixed_schur_csr(sptr, scol, sval, q, eq)
+    assert st == SOLVED
+    assert _violation(W, q, eq, tau) < 1e-9
+    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
+    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
+    tau_d = np.empty_like(td)
+    tau_d[order] = td
+    assert ok and _violation(W, q, eq, tau_d) < 1e-9
+    assert np.abs(W @ (tau - tau_d)).max() <= 1e-10 * np.abs(q).max()
+    tau_p, ok = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0))
+    assert ok and np.array_equal(tau_p, tau)   # the projection takes the refined Schur answer
