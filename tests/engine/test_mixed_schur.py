@@ -36,6 +36,20 @@ def _violation(W, q, eq, tau):
     return max(parts) / qn
 
 
+def _assert_as_dense(ptr, col, val, q, eq, tau):
+    """τ (for W given unshifted by its compressed rows) meets the mixed-LCP conditions to 1e-9 of max|q|, so does
+    the dense fallback's answer, and both give the same W τ (= H Δq) to 1e-10 of max|q|."""
+    W = csr_to_dense(ptr, col, val, q.shape[0])
+    Ws = _shifted(W)
+    assert _violation(W, q, eq, tau) < 1e-9
+    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
+    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
+    tau_d = np.empty_like(td)
+    tau_d[order] = td
+    assert ok and _violation(W, q, eq, tau_d) < 1e-9
+    assert np.abs(W @ (tau - tau_d)).max() <= 1e-10 * np.abs(q).max()
+
+
 def _random_problem(rng, n, extra, nuni):
     """Rows H (k × n) with dependent ones (copies and combinations of others, as a box's redundant corners),
     M diagonal, W = H M⁻¹ Hᵀ (PSD, singular), the last nuni rows unilateral, q consistent: the equalities met
@@ -114,13 +128,7 @@ def test_schur_on_the_stored_pyramid_landing_problem():
     assert st == ITERATION_CAP and it == 1   # stopped at its first factor, which dropped rows
     tau, st = mixed_schur_csr(sptr, scol, sval, q, eq)
     assert st == SOLVED
-    assert _violation(W, q, eq, tau) < 1e-9
-    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
-    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
-    tau_d = np.empty_like(td)
-    tau_d[order] = td
-    assert ok and _violation(W, q, eq, tau_d) < 1e-9
-    assert np.abs(W @ (tau - tau_d)).max() <= 1e-10 * np.abs(q).max()
+    _assert_as_dense(ptr, col, val, q, eq, tau)
     tau_p, ok = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0))
     assert ok and np.array_equal(tau_p, tau)   # the projection takes the Schur answer
 
@@ -158,12 +166,6 @@ def test_schur_refines_the_landing_answers_that_failed_its_check(step):
     assert st == ITERATION_CAP   # stopped at a dropped row: the Schur path's problem
     tau, st = mixed_schur_csr(sptr, scol, sval, q, eq)
     assert st == SOLVED
-    assert _violation(W, q, eq, tau) < 1e-9
-    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
-    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
-    tau_d = np.empty_like(td)
-    tau_d[order] = td
-    assert ok and _violation(W, q, eq, tau_d) < 1e-9
-    assert np.abs(W @ (tau - tau_d)).max() <= 1e-10 * np.abs(q).max()
+    _assert_as_dense(ptr, col, val, q, eq, tau)
     tau_p, ok = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0))
     assert ok and np.array_equal(tau_p, tau)   # the projection takes the refined Schur answer
