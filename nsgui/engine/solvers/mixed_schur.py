@@ -187,9 +187,24 @@ def _refined(ptr, col, val, q, eq, tau, L, bw, Z, first, S, pos, eidx, uidx):
         _band_substitute(L, bw, b, np.zeros(ne, np.bool_), ne)
         for a in range(ne):
             tau[eidx[a]] -= b[a]
-        if _checked(ptr, col, val, q, eq, tau) == SOLVED:
+        if _checked(ptr, col, val, q, eq, tau) == SOLVED and _unshifted(ptr, col, val, q, tau):
             return tau, SOLVED
     return tau, SINGULAR_SUBPROBLEM
+
+
+@numba.njit(cache=True)
+def _unshifted(ptr, col, val, q, tau):
+    """Whether τ meets the problem without the projection's 1e-12 shift of W's diagonal too: each row's shift
+    times τ within _checked's 1e-9 max|q|. (Refined to round-off, the shifted system meets an inconsistent
+    dependent equality with a τ of the order of the inconsistency / 1e-12, which this refuses.)"""
+    qn = 0.0
+    for i in range(q.shape[0]):
+        qn = max(qn, abs(q[i]))
+    for i in range(q.shape[0]):
+        for p in range(ptr[i], ptr[i + 1]):
+            if col[p] == i and not abs(1e-12 * (1.0 + val[p]) * tau[i]) <= 1e-9 * qn:
+                return False
+    return True
 
 
 @numba.njit(cache=True)
