@@ -12,7 +12,7 @@ import time
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QTabBar,
+from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QLabel, QTabBar,
                                QMainWindow, QMessageBox, QSlider, QTabWidget, QToolBar)
 
 from nsgui import startup
@@ -22,6 +22,7 @@ from nsgui.views import frame_budget
 from nsgui.views.code_consent import CodeConsent
 from nsgui.views.document import SceneDocument
 from nsgui.views.panels import EventsPanel, MessagesPanel, SignalTree
+from nsgui.views import event_loop_gc
 from nsgui.views.plots import PlotPanel
 from nsgui.views.readouts import ControllerReadouts
 from nsgui.views.scene_tree import SceneTree
@@ -64,6 +65,7 @@ class MainWindow(QMainWindow):
     def __init__(self, simulator_factory=None, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("MainWindow")
+        event_loop_gc.install(QApplication.instance())  # no collection inside Qt's locked calls
         # (a child timer, not QTimer.singleShot with a bound method: that call keeps the window
         # alive until it fires, and fires on a window already deleted)
         self._tab_bars_timer = QTimer(self, singleShot=True, interval=0)
