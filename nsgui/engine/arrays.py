@@ -191,6 +191,14 @@ class Data(NamedTuple):
     tp_W: np.ndarray         # (TINY_ROWS, TINY_ROWS) dense Delassus matrix
     tp_L: np.ndarray         # ... a principal submatrix's factors (the LCP)
     tp_X: np.ndarray         # (nq, TINY_ROWS) M⁻¹Hᵀ
+    # ---- scratch of the general step problem's rows when NSGS solves it on the rows (stepper._solve_general:
+    # a resting pyramid's every step; up to 2 rows per candidate)
+    gp_cols: np.ndarray      # (2 nc, width) its sparse rows (columns, values, counts)
+    gp_vals: np.ndarray
+    gp_nnz: np.ndarray
+    gp_vec: np.ndarray       # (2, 2 nc) right-hand side, warm start
+    gp_mu: np.ndarray        # (nc,) friction coefficients
+    gp_act0: np.ndarray      # (2 nc,) bool: first active set
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
     fd_grav: np.ndarray
@@ -226,6 +234,8 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         tp_cols=z((TINY_ROWS, width), np.int64), tp_vals=z((TINY_ROWS, width)), tp_nnz=z(TINY_ROWS, np.int64),
         tp_idx=z(TINY_ROWS, np.int64), tp_flags=z((3, TINY_ROWS), np.bool_), tp_vec=z((5, TINY_ROWS)),
         tp_mu=z(TINY_ROWS), tp_W=z((TINY_ROWS, TINY_ROWS)), tp_L=z((TINY_ROWS, TINY_ROWS)), tp_X=z((n, TINY_ROWS)),
+        gp_cols=z((2 * nc, width), np.int64), gp_vals=z((2 * nc, width)), gp_nnz=z(2 * nc, np.int64),
+        gp_vec=z((2, 2 * nc)), gp_mu=z(nc), gp_act0=z(2 * nc, np.bool_),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))

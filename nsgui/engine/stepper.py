@@ -573,20 +573,33 @@ def _solve_general(m, d, nact, fric, solver, const_minv):
     n = v_new.shape[0]
     maxc = max(m.ccols.shape[1], 1)
     k = 2 * nact if fric else nact
-    rcols = np.zeros((k, maxc), np.int64)
-    rvals = np.zeros((k, maxc))
-    rnnz = np.zeros(k, np.int64)
-    qd = np.zeros(k)
-    mu = np.zeros(nact)
-    r0 = np.zeros(k)
-    active0 = np.zeros(k, np.bool_)
+    on_rows = fric and const_minv and solver != SOLVER_LEMKE
+    if on_rows:
+        # NSGS on the rows (a resting pyramid's every step): the rows in Data's scratch, not 7 arrays allocated
+        # and zeroed per step (their entries past each row's count are never read; the first active set,
+        # which _problem_rows leaves unwritten on tangent rows, is zeroed)
+        rcols, rvals, rnnz = d.gp_cols[:k], d.gp_vals[:k], d.gp_nnz[:k]
+        qd, r0, mu, active0 = d.gp_vec[0, :k], d.gp_vec[1, :k], d.gp_mu[:nact], d.gp_act0[:k]
+        for i in range(k):
+            active0[i] = False
+    else:
+        rcols = np.zeros((k, maxc), np.int64)
+        rvals = np.zeros((k, maxc))
+        rnnz = np.zeros(k, np.int64)
+        qd = np.zeros(k)
+        mu = np.zeros(nact)
+        r0 = np.zeros(k)
+        active0 = np.zeros(k, np.bool_)
     _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0)
     maxit, sweeps = m.isets[IS_MAXIT], 0
-    if fric and const_minv and solver != SOLVER_LEMKE:
+    if on_rows:
         done, r0, sweeps = _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0)
         if done:
             return OK, -1
         maxit = 0  # NSGS stalled: the general path takes its answer, falls back (auto) or reports it
+        # the general path keeps its rows (delassus_kept: d.sp_kept holds the arrays): arrays of their own,
+        # with what the allocated ones held (zeros past each row's count)
+        rcols, rvals, rnnz, qd, mu, active0 = _own_rows(rcols, rvals, rnnz, qd, mu, active0, maxc)
     G = np.zeros((0, 0))
     if const_minv:
         # constant M⁻¹, block-diagonal by tree: X and W sparse, O(entries) (chains, columns, piles), kept
@@ -638,6 +651,29 @@ def _solve_general(m, d, nact, fric, solver, const_minv):
         for r in range(lamB.shape[0]):
             lamB[r] -= dlam[r]
     return OK, -1
+
+
+@njit(cache=True)
+def _own_rows(rcols, rvals, rnnz, qd, mu, active0, maxc):
+    """Copies of a step problem's rows, right-hand side, friction coefficients and first active set (scratch
+    views), as _solve_general allocates them: zeros past each row's count."""
+    k = rnnz.shape[0]
+    cols = np.zeros((k, maxc), np.int64)
+    vals = np.zeros((k, maxc))
+    nnz = np.zeros(k, np.int64)
+    q = np.zeros(k)
+    mu2 = np.zeros(mu.shape[0])
+    act = np.zeros(k, np.bool_)
+    for r in range(k):
+        nnz[r] = rnnz[r]
+        q[r] = qd[r]
+        act[r] = active0[r]
+        for kk in range(rnnz[r]):
+            cols[r, kk] = rcols[r, kk]
+            vals[r, kk] = rvals[r, kk]
+    for c in range(mu.shape[0]):
+        mu2[c] = mu[c]
+    return cols, vals, nnz, q, mu2, act
 
 
 @njit(cache=True)
