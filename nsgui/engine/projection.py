@@ -23,10 +23,9 @@ from .contact_rows import active_contact_rows, densify
 from .evaluation import (evaluate, evaluate_geometry, kinetic_energy, live_candidate, live_count, mass_times,
                          refresh_velocities, smooth_forces)
 from .kept_delassus import delassus_kept
-from .solvers import bpp_lcp, lemke
 from .solvers._linalg import csr_from_dense, csr_to_dense
 from .solvers.bpp import bpp_lcp_csr_dropping, bpp_lcp_csr_kept, new_factor
-from .solvers.mixed_schur import mixed_schur_csr
+from .solvers.mixed_schur import mixed_schur_csr, small_lcp
 
 DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
 ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
@@ -236,9 +235,7 @@ def _solve_mixed_dense(W, qv, ne):
     else:
         Wr = W.copy()
         qr = qv.copy()
-    tu, st, _ = bpp_lcp(Wr, qr, qr < 0.0, 3 * nu + 10)
-    if st != SOLVED:
-        tu, st, _ = lemke(Wr, qr, 50 * nu + 100)
+    tu, st = small_lcp(Wr, qr, qr < 0.0)
     if st != SOLVED:
         return tau, False
     tau[ne:] = tu

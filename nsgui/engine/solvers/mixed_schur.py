@@ -13,7 +13,7 @@ unilateral rows U are then a small dense LCP in τ_U,
 
     S = W_UU − Zᵀ Z,   r = q_U − Zᵀ L⁻¹ q_E,   Z = L⁻¹ W_EU,   W_EE = L Lᵀ,   0 ≤ S τ_U + r ⊥ τ_U ≥ 0,
 
-S symmetric PSD, solved by block pivoting and, where that fails, Lemke; τ_E = −W_EE⁻¹ (q_E + W_EU τ_U).
+S symmetric PSD, solved by block pivoting and, where that fails, Lemke (small_lcp); τ_E = −W_EE⁻¹ (q_E + W_EU τ_U).
 Cost: one banded factor, |U| forward substitutions (each from its column's first entry) and one solve,
 where block pivoting on the whole problem factors the whole band at each of its iterations and may cycle
 on the rows its factor drops (bpp.py), and the dense fallback factors W_EE as a dense matrix.
@@ -109,25 +109,17 @@ def mixed_schur_csr(ptr, col, val, q, eq):
                 s -= Zi[a] * Zj[a]
             S[ii, jj] = s
             S[jj, ii] = s
+    tu = np.zeros(nu)
     if nu > 0:
-        tu, st, _ = bpp_lcp(S, r, r < 0.0, 3 * nu + 10)
-        if st != SOLVED:
-            tu, st, _ = lemke(S, r, 50 * nu + 100)
+        tu, st = small_lcp(S, r, r < 0.0)
         if st != SOLVED:
             return tau, SINGULAR_SUBPROBLEM
         for jj in range(nu):
-            tau[uidx[jj]] = max(tu[jj], 0.0)
+            tu[jj] = max(tu[jj], 0.0)
+            tau[uidx[jj]] = tu[jj]
     # τ_E = −W_EE⁻¹ (q_E + W_EU τ_U)
     b = np.empty(ne)
-    for a in range(ne):
-        i = eidx[a]
-        s = q[i]
-        for p in range(ptr[i], ptr[i + 1]):
-            c = col[p]
-            if not eq[c]:
-                s += val[p] * tau[c]
-        b[a] = s
-    _band_substitute(L, bw, b, np.zeros(ne, np.bool_), ne)
+    _equality_solve(ptr, col, val, eq, pos, eidx, q, tu, L, bw, b)
     for a in range(ne):
         tau[eidx[a]] = -b[a]
     if _checked(ptr, col, val, q, eq, tau) == SOLVED:
@@ -167,29 +159,46 @@ def _refined(ptr, col, val, q, eq, tau, L, bw, Z, first, S, pos, eidx, uidx):
                 s -= S[ii, jj] * tu[jj]
             r[ii] = s
         if nu > 0:
-            t2, st, _ = bpp_lcp(S, r, tu > 0.0, 3 * nu + 10)
-            if st != SOLVED:
-                t2, st, _ = lemke(S, r, 50 * nu + 100)
+            t2, st = small_lcp(S, r, tu > 0.0)
             if st != SOLVED:
                 return tau, SINGULAR_SUBPROBLEM
             for jj in range(nu):
                 t = max(t2[jj], 0.0)
                 du[jj] = t - tu[jj]
                 tau[uidx[jj]] = t
-        for a in range(ne):
-            i = eidx[a]
-            s = w[i]
-            for p in range(ptr[i], ptr[i + 1]):
-                c = col[p]
-                if not eq[c]:
-                    s += val[p] * du[pos[c]]
-            b[a] = s
-        _band_substitute(L, bw, b, np.zeros(ne, np.bool_), ne)
+        _equality_solve(ptr, col, val, eq, pos, eidx, w, du, L, bw, b)
         for a in range(ne):
             tau[eidx[a]] -= b[a]
         if _checked(ptr, col, val, q, eq, tau) == SOLVED and _unshifted(ptr, col, val, q, tau):
             return tau, SOLVED
     return tau, SINGULAR_SUBPROBLEM
+
+
+@numba.njit(cache=True)
+def small_lcp(S, r, active0):
+    """The small dense LCP 0 ≤ S t + r ⊥ t ≥ 0 (S symmetric PSD): block pivoting from active0 and, where
+    that fails (a cycle, its cap), Lemke; (t, status)."""
+    nu = r.shape[0]
+    t, st, _ = bpp_lcp(S, r, active0, 3 * nu + 10)
+    if st != SOLVED:
+        t, st, _ = lemke(S, r, 50 * nu + 100)
+    return t, st
+
+
+@numba.njit(cache=True)
+def _equality_solve(ptr, col, val, eq, pos, eidx, base, xu, L, bw, b):
+    """b[:ne] = W_EE⁻¹ (base_E + W_EU xu) with the band factor L (xu by unilateral position; base by row):
+    τ_E's solve, for the first answer (base q, xu τ_U) and for a refinement's correction (base w, xu δ_U)."""
+    ne = b.shape[0]
+    for a in range(ne):
+        i = eidx[a]
+        s = base[i]
+        for p in range(ptr[i], ptr[i + 1]):
+            c = col[p]
+            if not eq[c]:
+                s += val[p] * xu[pos[c]]
+        b[a] = s
+    _band_substitute(L, bw, b, np.zeros(ne, np.bool_), ne)
 
 
 @numba.njit(cache=True)
