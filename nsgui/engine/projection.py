@@ -158,13 +158,15 @@ def _penetrating(kind, deep, enabled, gap, gmin):
 
 
 @njit(cache=True)
-def _solve_mixed(wptr, wcol, wval, qv, eq, fac):
+def _solve_mixed(wptr, wcol, wval, qv, eq, fac, dependent=False):
     """τ with W τ + qv = 0 on the rows eq (equalities) and 0 ≤ W τ + qv ⊥ τ ≥ 0 on the others, W in
     compressed sparse rows: block pivoting with the equalities always in the active set (banded
     Cholesky: a column's projection costs O(k); fac: its kept factor of the shifted W, bpp_lcp_csr_kept).
     Where its banded Cholesky drops a dependent row with infeasible indices left (a box pyramid's
     redundant corners: it may cycle there), the banded Schur complement of the equality block
     (mixed_schur_csr: one factor, no cycle); if that fails its check, block pivoting to its end as before.
+    dependent: the equality rows are known dependent (more of them than coordinates they touch), so that
+    pivoting's first factor would drop rows: the Schur path first, without that factor.
     If pivoting fails, the dense Schur complement of the equality block and Lemke. Returns (τ, ok)."""
     k = qv.shape[0]
     found = 0
@@ -177,10 +179,12 @@ def _solve_mixed(wptr, wcol, wval, qv, eq, fac):
         guess = np.zeros(k, np.bool_)
         for r in range(k):
             guess[r] = qv[r] < 0.0
-        tau, st, _ = bpp_lcp_csr_dropping(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq, fac, True)
-        if st == SOLVED:
-            return tau, True
-        if st == ITERATION_CAP:  # stopped at a dropped row (any other status: the whole pivoting's)
+        st = ITERATION_CAP
+        if not dependent:
+            tau, st, _ = bpp_lcp_csr_dropping(wptr, wcol, wval, qv, guess, 3 * k + 10, True, eq, fac, True)
+            if st == SOLVED:
+                return tau, True
+        if st == ITERATION_CAP:  # stopped at a dropped row or sure to (any other status: the whole pivoting's)
             tau, st = mixed_schur_csr(wptr, wcol, wval, qv, eq)
             if st == SOLVED:
                 return tau, True
@@ -320,7 +324,21 @@ def project_positions(m, d, upot):
             xptr, xcol, xval = csr_from_dense(Xp)
             wptr, wcol, wval = csr_from_dense(Hp @ Xp)
             fac = new_factor(0)
-        tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq, fac)  # (it shifts W's diagonal: W may be kept)
+        # more equality rows than coordinates they touch: W_EE is singular (a landing pyramid's redundant
+        # corners: 392 rows of rank 162), pivoting's first factor would only find that out (a third of the
+        # landing's projection)
+        touched = np.zeros(n, np.bool_)
+        ne = 0
+        nt = 0
+        for r in range(k):
+            if eq[r]:
+                ne += 1
+                for kk in range(pnnz[r]):
+                    if not touched[pcols[r, kk]]:
+                        touched[pcols[r, kk]] = True
+                        nt += 1
+        # (_solve_mixed shifts W's diagonal: W may be kept)
+        tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq, fac, ne > nt)
         if not ok:
             break
         step = np.zeros(n)

@@ -169,3 +169,42 @@ def test_schur_refines_the_landing_answers_that_failed_its_check(step):
     _assert_as_dense(ptr, col, val, q, eq, tau)
     tau_p, ok = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0))
     assert ok and np.array_equal(tau_p, tau)   # the projection takes the refined Schur answer
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_known_dependent_equalities_go_to_the_schur_path_first(seed):
+    """More equality rows than coordinates (project_positions' test for `dependent`: W_EE singular for sure):
+    _solve_mixed skips block pivoting's first factor; its answer still meets the mixed-LCP conditions and gives
+    the dense fallback's displacement M⁻¹Hᵀτ, computed independently."""
+    rng = np.random.default_rng(500 + seed)
+    n = int(rng.integers(4, 10))
+    nuni = int(rng.integers(1, n))
+    H, Minv, W, q, eq = _random_problem(rng, n, nuni + 2 + int(rng.integers(0, n)), nuni)
+    assert eq.sum() > n   # the flag's condition: more equalities than coordinates
+    tau, ok = _solve_mixed(*csr_from_dense(W), q.copy(), eq, new_factor(0), True)
+    assert ok and _violation(W, q, eq, tau) < 1e-8
+    Ws = _shifted(W)
+    order = np.concatenate([np.flatnonzero(eq), np.flatnonzero(~eq)])
+    td, ok = _solve_mixed_dense(Ws[np.ix_(order, order)].copy(), q[order].copy(), int(eq.sum()))
+    tau_d = np.empty_like(td)
+    tau_d[order] = td
+    dq, dq_d = Minv * (H.T @ tau), Minv * (H.T @ tau_d)
+    assert ok and np.abs(dq - dq_d).max() <= 1e-8 * max(1.0, np.abs(dq_d).max())
+
+
+@pytest.mark.parametrize("name,step", [("pyramid55_projection_step.npz", None),
+                                       ("pyramid55_schur_refined_steps.npz", 78),
+                                       ("pyramid55_schur_refined_steps.npz", 127)])
+def test_the_landing_problems_skip_the_first_factor_with_the_same_answer(name, step):
+    """The stored landing problems have more equality rows than their rank (boxes' corners) and block pivoting
+    stops at its first factor on them: told they are dependent, _solve_mixed gives the Schur answer without
+    that factor, bit for bit the answer of the path through it, meeting the conditions as the dense one."""
+    z = np.load(os.path.join(DATA, name))
+    pre = "" if step is None else f"s{step}_"
+    ptr, col, val, q, eq = (z[pre + n] for n in ("ptr", "col", "val", "q", "eq"))
+    W = csr_to_dense(ptr, col, val, q.shape[0])
+    assert np.linalg.matrix_rank(W[np.ix_(eq, eq)], tol=1e-9 * np.abs(W).max()) < eq.sum()
+    tau0, ok0 = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0))
+    tau1, ok1 = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0), True)
+    assert ok0 and ok1 and np.array_equal(tau0, tau1)
+    _assert_as_dense(ptr, col, val, q, eq, tau1)
