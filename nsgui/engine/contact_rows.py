@@ -7,7 +7,7 @@ bodies (ModelArrays.ccols[c, :ccn[c]]): rows stay sparse, so chains cost O(m²),
 import numpy as np
 from numba import njit
 
-from .codes import CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, LIMIT
+from .codes import BI_COORD, BI_JTYPE, BI_PARENT, CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, FREE, LIMIT
 from .solvers._linalg import csr_from_dense, lu_solve_factored
 
 
@@ -102,7 +102,7 @@ def active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT):
 def rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT):
     """active_contact_rows compiled into its caller: a caller that calls nothing else then holds its
     arrays without reference counts (stepper.activate_contacts)."""
-    ci, ccols, ccn, pos, Jp, Ja = m.ci, m.ccols, m.ccn, kin.pos, kin.Jp, kin.Ja
+    ci, ccols, ccn, bi, pos, Jp, Ja = m.ci, m.ccols, m.ccn, m.bi, kin.pos, kin.Jp, kin.Ja
     for r in range(nact):
         c = act[r]
         if ci[c, CI_BTYPE] == LIMIT:
@@ -115,11 +115,20 @@ def rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT):
         rbx = rby = 0.0
         if b >= 0:
             rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
+        # a free body on the world has the path [qi, qi + 1, qi + 2]; off it its Jacobians are never written
+        # (exact +0.0: Kinematics.zeros), so its part of an entry is 0 - arm * 0 = +0.0 (finite arms) and
+        # is skipped: a + (+0.0)'s and a - (+0.0)'s sums are a's own (a box-box contact's rows read half the
+        # entries, the same numbers bit for bit)
+        qa = bi[a, BI_COORD] if bi[a, BI_PARENT] < 0 and bi[a, BI_JTYPE] == FREE else -1
+        qb = bi[b, BI_COORD] if b >= 0 and bi[b, BI_PARENT] < 0 and bi[b, BI_JTYPE] == FREE else -1
         for kk in range(ccn[c]):
             j = ccols[c, kk]
-            jx = Jp[a, 0, j] - ray * Ja[a, j]
-            jy = Jp[a, 1, j] + rax * Ja[a, j]
-            if b >= 0:
+            if qa >= 0 and (j < qa or j > qa + 2):
+                jx = jy = 0.0
+            else:
+                jx = Jp[a, 0, j] - ray * Ja[a, j]
+                jy = Jp[a, 1, j] + rax * Ja[a, j]
+            if b >= 0 and not (qb >= 0 and (j < qb or j > qb + 2)):
                 jx -= Jp[b, 0, j] - rby * Ja[b, j]
                 jy -= Jp[b, 1, j] + rbx * Ja[b, j]
             HN[r, kk] = nx * jx + ny * jy

@@ -234,14 +234,19 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
     err = e / norm
     if err <= tol:
         return r, SOLVED, 0, err
-    r1, r2, rx, statex = np.empty(m), np.empty(m), np.empty(m), np.empty(state.shape[0])  # (extrapolation)
-    # the momentum (rows form) keeps the last sweep's iterate in r1 with its state in statex, and y in rx
+    # the momentum (rows form) keeps the last sweep's iterate in r1 with its state in statex, and y in rx;
+    # the extrapolation (W form) its last iterates in r1, r2. Allocated at the first sweep that writes them
+    # (MOMENTUM_FROM, EXTRAPOLATE_FROM - 2): a resting step's one or two sweeps allocate none of the four
     momentum = _rows_form_of(rp)
+    r1 = r2 = rx = statex = np.empty(0)
+    history_from = MOMENTUM_FROM if momentum else EXTRAPOLATE_FROM - 2
     t = 1.0
     step = np.inf
     it = 0
     while it < max_iter:
         it += 1
+        if it == history_from:
+            r1, r2, rx, statex = np.empty(m), np.empty(m), np.empty(m), np.empty(state.shape[0])
         swept_from_y = momentum and it > MOMENTUM_FROM
         if swept_from_y:
             t1 = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
