@@ -199,7 +199,9 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
         return np.zeros(m), BAD_INPUT, 0, np.inf
     if nc == 0:
         return np.zeros(m), SOLVED, 0, 0.0
-    return _nsgs(ptr, col, val, tptr, tcol, tval, _diagonal_blocks(ptr, col, val, nc), q, mu, r0, tol, max_iter, m)
+    r, st, it, err, _u = _nsgs(ptr, col, val, tptr, tcol, tval, _diagonal_blocks(ptr, col, val, nc), q, mu, r0, tol,
+                               max_iter, m)
+    return r, st, it, err
 
 
 @numba.njit(cache=True)
@@ -233,7 +235,7 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
     e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, 0)
     err = e / norm
     if err <= tol:
-        return r, SOLVED, 0, err
+        return r, SOLVED, 0, err, state
     # the momentum (rows form) keeps the last sweep's iterate in r1 with its state in statex, and y in rx;
     # the extrapolation (W form) its last iterates in r1, r2. Allocated at the first sweep that writes them
     # (MOMENTUM_FROM, EXTRAPOLATE_FROM - 2): a resting step's one or two sweeps allocate none of the four
@@ -269,7 +271,7 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
             e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, first)
             err = e / norm
             if err <= tol:
-                return r, SOLVED, it, err
+                return r, SOLVED, it, err, state
         at = max(at, 0)
         if momentum:
             continue
@@ -281,7 +283,7 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
                 err = errx
         _keep_history(it, r, r1, r2)
     err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, -1)[0] / norm
-    return r, (SOLVED if err <= tol else ITERATION_CAP), it, err
+    return r, (SOLVED if err <= tol else ITERATION_CAP), it, err, state
 
 
 # the sweeps' small helpers are inlined by numba: a call passes its arrays with reference counts,
@@ -361,15 +363,24 @@ def nsgs_fc2d_rows(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_
     Same returns, statuses, skipped contacts and local solves as nsgs_fc2d_csr (its iterates up to
     round-off: u is summed in another order). blk: the contacts' 2x2 blocks of W when the caller has them
     (contact_rows.delassus_columns_blocks: _row_blocks' numbers), else an array of no rows."""
+    r, st, it, err, _dv = nsgs_fc2d_rows_dv(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_iter, blk)
+    return r, st, it, err
+
+
+@numba.njit(cache=True)
+def nsgs_fc2d_rows_dv(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, max_iter, blk):
+    """nsgs_fc2d_rows, and dv = X r of the answer (n entries): when SOLVED, the exact X r its last error was
+    computed with (the columns added in the rows' order from 0, zero entries of r skipped); the stepper's
+    v_new = v_free + dv then needs no pass of its own over X's columns."""
     m = q.shape[0]
     nc = m // 2
     if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r0.shape[0] < m or mu.shape[0] < nc:
-        return np.zeros(m), BAD_INPUT, 0, np.inf
+        return np.zeros(m), BAD_INPUT, 0, np.inf, np.zeros(n)
     for i in range(m):
         if not np.isfinite(q[i]):
-            return np.zeros(m), BAD_INPUT, 0, np.inf
+            return np.zeros(m), BAD_INPUT, 0, np.inf, np.zeros(n)
     if nc == 0:
-        return np.zeros(m), SOLVED, 0, 0.0
+        return np.zeros(m), SOLVED, 0, 0.0, np.zeros(n)
     if blk.shape[0] != nc:
         blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc)
     return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, blk, q, mu, r0, tol, max_iter, n)

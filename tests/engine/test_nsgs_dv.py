@@ -1,0 +1,81 @@
+"""NSGS on the rows hands back dv = X r (nsgs.nsgs_fc2d_rows_dv), the exact X r of its last error, and the stepper
+takes v_new = v_free + dv instead of a pass of its own over X's columns. dv must be X r summed from 0 in the rows'
+order (the exact error's numbers), r the same as nsgs_fc2d_rows' bit for bit, and the stepper's velocities must
+still meet the contact law over a pyramid's fall, landing and rest (computed here with numpy from the step's
+rows and M⁻¹, not by the engine's kernels)."""
+import numpy as np
+import pytest
+
+from nsgui.engine import Simulator, compile_scene
+from nsgui.engine import stepper as st
+from nsgui.engine.codes import OK, SOLVED
+from nsgui.engine.contact_rows import delassus_columns
+from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows, nsgs_fc2d_rows_dv
+from nsgui.engine.tiny_problem import TINY_CONTACTS
+from tests.engine.test_heaps import HEAPS
+from tests.engine.test_nsgs_rows import _coulomb_violation, _problem
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dv_is_x_r_summed_from_zero(seed):
+    rng = np.random.default_rng(seed)
+    p = _problem(rng, 6, 8)
+    cptr, ccol, cval = delassus_columns(p["rcols"], p["rvals"], p["rnnz"], *p["mi"], p["n"])
+    for r0, maxit in ((np.zeros(16), 5000), (np.zeros(16), 3), (np.abs(rng.standard_normal(16)), 5000)):
+        args = (p["rcols"], p["rvals"], p["rnnz"], cptr, ccol, cval, p["n"], p["q"], p["mu"], r0, 1e-12, maxit,
+                np.empty((0, 4)))
+        r, status, it, err, dv = nsgs_fc2d_rows_dv(*args)
+        r2, status2, it2, err2 = nsgs_fc2d_rows(*args)
+        np.testing.assert_array_equal(r, r2)
+        assert (status, it, err) == (status2, it2, err2)
+        if status != SOLVED:
+            continue
+        want = np.zeros(p["n"])
+        for i in range(r.shape[0]):          # the exact error's sum: columns in the rows' order, from 0
+            if r[i] != 0.0:
+                for t in range(cptr[i], cptr[i + 1]):
+                    want[ccol[t]] += cval[t] * r[i]
+        np.testing.assert_array_equal(dv, want)
+        np.testing.assert_allclose(dv, p["Minv"] @ (p["H"].T @ r), rtol=0, atol=1e-12 * max(1.0, np.abs(r).max()))
+        assert _coulomb_violation(p, r) < 1e-9
+
+
+def test_stepper_velocities_meet_the_contact_law():
+    """10 boxes falling, landing and resting: after each step problem on the rows, v_new − v_free = M⁻¹Hᵀλ (numpy,
+    dense) to round-off and u = q + H (v_new − v_free) meets Signorini-Coulomb at the stepper's tolerance."""
+    model = compile_scene(HEAPS["box_pyramid"](4))
+    ma = model.arrays
+    sim = Simulator(model)
+    m, d = sim._args
+    dat = sim._data
+    solved = 0
+    for step in range(240):
+        sim.run(1, record=False)
+        if step % 4:
+            continue
+        st.free_velocity(m, d)
+        nact, fric = st.activate_contacts(m, d)
+        if nact <= TINY_CONTACTS or not fric:   # (the tiny path: no rows)
+            continue
+        assert st.solve_contact_problem(m, d, nact, fric)[0] == OK
+        k = 2 * nact
+        H = np.zeros((k, model.nq))
+        for i in range(k):
+            H[i, dat.gp_cols[i, :dat.gp_nnz[i]]] = dat.gp_vals[i, :dat.gp_nnz[i]]
+        lam = np.zeros(k)
+        lam[0::2] = dat.lamN_new[dat.act[:nact]]
+        lam[1::2] = dat.lamT_new[dat.act[:nact]]
+        dv = dat.v_new - dat.vfree
+        scale = max(1.0, np.abs(dat.v_new).max())
+        np.testing.assert_allclose(dv, ma.Minv_const @ (H.T @ lam), rtol=0, atol=1e-13 * scale)
+        u = dat.gp_vec[0, :k] + H @ dv
+        tol = 1e-8 * max(1.0, np.abs(dat.gp_vec[0, :k]).max())
+        for c in range(nact):
+            uN, uT, lN, lT, mu = u[2 * c], u[2 * c + 1], lam[2 * c], lam[2 * c + 1], dat.gp_mu[c]
+            assert lN >= 0.0 and uN >= -tol and abs(uN * lN) <= tol * max(1.0, lN)
+            assert abs(lT) <= mu * lN * (1 + 1e-9) + 1e-15
+            if lN > 0.0 and abs(lT) < mu * lN * (1 - 1e-6):
+                assert abs(uT) <= tol   # sticking
+        solved += 1
+    assert solved >= 30
+    assert (dat.lamN > 0.0).sum() >= 20   # at rest, loaded
