@@ -16,6 +16,8 @@ import sys
 import single_blas  # noqa: F401  (before numpy loads: BLAS on one thread)
 import numpy as np
 
+from step_problems import end_step
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT]
 
@@ -26,7 +28,6 @@ def main():
     from nsgui.engine.codes import FS_TOL, IS_CONST_M, IS_PROJECTION, OK, ST_MAXITER
     from nsgui.engine.compile import compile_scene
     from nsgui.engine.evaluation import evaluate
-    from nsgui.engine.projection import projection_due
     rows, steps, kappa = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
     heaps = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))
     model = compile_scene(heaps["box_pyramid"](rows))
@@ -55,13 +56,7 @@ def main():
             a.fs[FS_TOL] = tol
         if code != OK:
             raise SystemExit(f"the solver failed at step {step} (candidate {cand}, code {code})")
-        st.update_positions(m, d)
-        st.book_energy(m, d, nact)
-        st.classify_contacts(m, d, nact)
-        st.commit_step(d, t + model.dt)
-        upot = evaluate(m, d, not const_M)
-        if projection and projection_due(m, d):
-            st.project_positions(m, d, upot)
+        end_step(m, d, nact, t + model.dt, const_M, projection)
     part = max(steps // 10, 1)
     for lo in range(0, steps, part):
         f, s = first[lo:lo + part], extra[lo:lo + part]

@@ -43,7 +43,6 @@ def main():
     from nsgui.engine.codes import IS_CONST_M, IS_MAXIT, IS_PROJECTION, OK, ST_MAXITER
     from nsgui.engine.compile import compile_scene
     from nsgui.engine.evaluation import evaluate
-    from nsgui.engine.projection import projection_due
     args = [s for s in sys.argv[1:] if not s.startswith("--")]
     rows, per_row, steps, out = int(args[0]), int(args[1]), int(args[2]), args[3]
     stalled = "--stalled" in sys.argv
@@ -73,13 +72,22 @@ def main():
             np.savez(f"{out}_{step}.npz", **problem(st, m, d, a, D.v_new.shape[0], nact, fric))
         if code != OK:
             raise SystemExit(f"the solver failed at step {step} (candidate {cand})")
-        st.update_positions(m, d)
-        st.book_energy(m, d, nact)
-        st.classify_contacts(m, d, nact)
-        st.commit_step(d, t + model.dt)
-        upot = evaluate(m, d, not const_M)
-        if projection and projection_due(m, d):
-            st.project_positions(m, d, upot)
+        end_step(m, d, nact, t + model.dt, const_M, projection)
+
+
+def end_step(m, d, nact, t_next, const_M, projection):
+    """The rest of a step after its contact problem, as the compiled loop does it: positions, energy,
+    statuses, the state committed, the new evaluation and the position projection when due."""
+    from nsgui.engine import stepper as st
+    from nsgui.engine.evaluation import evaluate
+    from nsgui.engine.projection import projection_due
+    st.update_positions(m, d)
+    st.book_energy(m, d, nact)
+    st.classify_contacts(m, d, nact)
+    st.commit_step(d, t_next)
+    upot = evaluate(m, d, not const_M)
+    if projection and projection_due(m, d):
+        st.project_positions(m, d, upot)
 
 
 if __name__ == "__main__":
