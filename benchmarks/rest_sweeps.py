@@ -16,29 +16,22 @@ import sys
 import single_blas  # noqa: F401  (before numpy loads: BLAS on one thread)
 import numpy as np
 
-from step_problems import end_step
+from step_problems import end_step, start_steps
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT]
 
 
 def main():
-    from nsgui.engine import Simulator
     from nsgui.engine import stepper as st
-    from nsgui.engine.codes import FS_TOL, IS_CONST_M, IS_PROJECTION, OK, ST_MAXITER
+    from nsgui.engine.codes import FS_TOL, OK, ST_MAXITER
     from nsgui.engine.compile import compile_scene
-    from nsgui.engine.evaluation import evaluate
     rows, steps, kappa = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
     heaps = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))
     model = compile_scene(heaps["box_pyramid"](rows))
-    sim = Simulator(model)
-    m, d = sim._args
-    a, D = model.arrays, sim._data
-    const_M, projection = a.isets[IS_CONST_M] != 0, a.isets[IS_PROJECTION] != 0
+    m, d, D, const_M, projection = start_steps(model)
+    a = model.arrays
     tol = a.fs[FS_TOL]
-    evaluate(m, d, not const_M)
-    if const_M:
-        D.M[:, :] = a.M_const
     first, extra = np.zeros(steps), np.zeros(steps)
     for step in range(steps):
         t = D.t[0]

@@ -38,11 +38,9 @@ def problem(st, m, d, a, nv, nact, fric):
 
 
 def main():
-    from nsgui.engine import Simulator
     from nsgui.engine import stepper as st
-    from nsgui.engine.codes import IS_CONST_M, IS_MAXIT, IS_PROJECTION, OK, ST_MAXITER
+    from nsgui.engine.codes import IS_MAXIT, OK, ST_MAXITER
     from nsgui.engine.compile import compile_scene
-    from nsgui.engine.evaluation import evaluate
     args = [s for s in sys.argv[1:] if not s.startswith("--")]
     rows, per_row, steps, out = int(args[0]), int(args[1]), int(args[2]), args[3]
     stalled = "--stalled" in sys.argv
@@ -50,13 +48,8 @@ def main():
     heaps = runpy.run_path(os.path.join(ROOT, "resources", "scenes", "make_heaps.py"))
     scene = heaps["box_pyramid"](rows) if "--pyramid" in sys.argv else heaps["disk_pile"](rows, per_row)
     model = compile_scene(scene)
-    sim = Simulator(model)
-    m, d = sim._args
-    a, D = model.arrays, sim._data
-    const_M, projection = a.isets[IS_CONST_M] != 0, a.isets[IS_PROJECTION] != 0
-    evaluate(m, d, not const_M)
-    if const_M:
-        D.M[:, :] = a.M_const
+    m, d, D, const_M, projection = start_steps(model)
+    a = model.arrays
     for step in range(steps):
         t = D.t[0]
         st.free_velocity(m, d)
@@ -73,6 +66,22 @@ def main():
         if code != OK:
             raise SystemExit(f"the solver failed at step {step} (candidate {cand})")
         end_step(m, d, nact, t + model.dt, const_M, projection)
+
+
+def start_steps(model):
+    """A simulator of the model ready for its phases called one by one, as the compiled loop starts: (its model
+    and data records m, d, its Data D, whether M is constant, whether the projection is on)."""
+    from nsgui.engine import Simulator
+    from nsgui.engine.codes import IS_CONST_M, IS_PROJECTION
+    from nsgui.engine.evaluation import evaluate
+    sim = Simulator(model)
+    m, d = sim._args
+    a, D = model.arrays, sim._data
+    const_M, projection = a.isets[IS_CONST_M] != 0, a.isets[IS_PROJECTION] != 0
+    evaluate(m, d, not const_M)
+    if const_M:
+        D.M[:, :] = a.M_const
+    return m, d, D, const_M, projection
 
 
 def end_step(m, d, nact, t_next, const_M, projection):
