@@ -119,6 +119,10 @@ class ModelArrays(NamedTuple):
     mi_col: np.ndarray
     mi_val: np.ndarray
     m_val: np.ndarray
+    # where each coordinate's diagonal entry of M⁻¹ is in mi_val when M⁻¹ is diagonal (its other stored
+    # entries exact zeros: free bodies at their centres of mass, beads), else empty: contact_rows._minv_diagonal
+    # of the constant M⁻¹, kept here instead of recomputed (and allocated) at every step problem on the rows
+    mi_diag: np.ndarray
     layout: SignalLayout
 
 
@@ -199,6 +203,10 @@ class Data(NamedTuple):
     gp_vec: np.ndarray       # (2, 2 nc) right-hand side, warm start
     gp_mu: np.ndarray        # (nc,) friction coefficients
     gp_act0: np.ndarray      # (2 nc,) bool: first active set
+    gp_cptr: np.ndarray      # (2 nc + 1,) X = M⁻¹Hᵀ by columns (pointers, coordinates, values) and the contacts'
+    gp_ccol: np.ndarray      # (2 nc width,) 2 x 2 blocks of W (nc, 4), written with the rows when M⁻¹ is
+    gp_cval: np.ndarray      # diagonal (stepper._problem_rows_columns)
+    gp_blk: np.ndarray
     # ---- scratch of the finite-difference force Jacobians (and fd_kin below)
     fd_bias: np.ndarray
     fd_grav: np.ndarray
@@ -235,7 +243,8 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         tp_idx=z(TINY_ROWS, np.int64), tp_flags=z((3, TINY_ROWS), np.bool_), tp_vec=z((5, TINY_ROWS)),
         tp_mu=z(TINY_ROWS), tp_W=z((TINY_ROWS, TINY_ROWS)), tp_L=z((TINY_ROWS, TINY_ROWS)), tp_X=z((n, TINY_ROWS)),
         gp_cols=z((2 * nc, width), np.int64), gp_vals=z((2 * nc, width)), gp_nnz=z(2 * nc, np.int64),
-        gp_vec=z((2, 2 * nc)), gp_mu=z(nc), gp_act0=z(2 * nc, np.bool_),
+        gp_vec=z((2, 2 * nc)), gp_mu=z(nc), gp_act0=z(2 * nc, np.bool_), gp_cptr=z(2 * nc + 1, np.int64),
+        gp_ccol=z(2 * nc * width, np.int64), gp_cval=z(2 * nc * width), gp_blk=z((nc, 4)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
         fd_v=z(n))

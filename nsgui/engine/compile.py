@@ -531,7 +531,8 @@ def _tree_csr(path, plen, M, Minv):
     its kinematic tree (the coordinates on a body's path to the world share one), so a column of
     separate beads or a pile of free bodies has O(n) entries, not n² (contact_rows.delassus_csr)."""
     if M is None:
-        return dict(mi_ptr=np.zeros(1, np.int64), mi_col=np.zeros(0, np.int64), mi_val=np.zeros(0), m_val=np.zeros(0))
+        return dict(mi_ptr=np.zeros(1, np.int64), mi_col=np.zeros(0, np.int64), mi_val=np.zeros(0), m_val=np.zeros(0),
+                    mi_diag=np.zeros(0, np.int64))
     n = M.shape[0]
     root = list(range(n))
 
@@ -550,7 +551,23 @@ def _tree_csr(path, plen, M, Minv):
     ptr = np.concatenate([[0], np.cumsum([len(c) for c in cols])]).astype(np.int64)
     col = np.concatenate(cols).astype(np.int64) if n else np.zeros(0, np.int64)
     rows = np.repeat(np.arange(n), [len(c) for c in cols])
-    return dict(mi_ptr=ptr, mi_col=col, mi_val=Minv[rows, col].copy(), m_val=M[rows, col].copy())
+    mi_val = Minv[rows, col].copy()
+    return dict(mi_ptr=ptr, mi_col=col, mi_val=mi_val, m_val=M[rows, col].copy(), mi_diag=_minv_diagonal_of(ptr, col, mi_val, n))
+
+
+def _minv_diagonal_of(ptr, col, val, n):
+    """contact_rows._minv_diagonal's answer (the diagonal entries' places in val when every other stored entry
+    is exactly 0, else empty), once per model: M⁻¹ is constant."""
+    at = np.full(n, -1, np.int64)
+    for j in range(n):
+        for t in range(ptr[j], ptr[j + 1]):
+            if col[t] == j:
+                at[j] = t
+            elif val[t] != 0.0:
+                return np.zeros(0, np.int64)
+        if at[j] < 0:
+            return np.zeros(0, np.int64)
+    return at
 
 
 def _shape(scene, body_name, shape_name):

@@ -11,7 +11,7 @@ from nsgui.engine import Simulator, compile_scene
 from nsgui.engine.codes import FS_H, IS_MAXIT
 from tests.engine.test_heaps import HEAPS
 
-SCRATCH = ("gp_cols", "gp_vals", "gp_nnz", "gp_vec", "gp_mu", "gp_act0")
+SCRATCH = ("gp_cols", "gp_vals", "gp_nnz", "gp_vec", "gp_mu", "gp_act0", "gp_cptr", "gp_ccol", "gp_cval", "gp_blk")
 
 
 def _scribble(d, rng):
@@ -25,6 +25,11 @@ def _scribble(d, rng):
     d.gp_vec[:] = np.nan
     d.gp_mu[:] = rng.uniform(-1.0, 5.0, d.gp_mu.shape)
     d.gp_act0[:] = rng.random(d.gp_act0.shape) < 0.5
+    # X's columns and the blocks (written in the rows' pass)
+    d.gp_cptr[:] = rng.integers(0, d.gp_ccol.shape[0] + 1, d.gp_cptr.shape)
+    d.gp_ccol[:] = rng.integers(0, n, d.gp_ccol.shape)
+    d.gp_cval[:] = np.where(rng.random(d.gp_cval.shape) < 0.5, np.nan, 1e30)
+    d.gp_blk[:] = np.nan
 
 
 def _state(sim):
