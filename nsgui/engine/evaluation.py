@@ -136,9 +136,13 @@ def _contact_geometry(m, d, skipping):
 
 
 @njit(cache=True, error_model="numpy")
-def _point_geometry(m, d):
+def _point_geometry(m, d, live=None, nlive=-1):
     """_contact_geometry of every candidate but those against a polygon: returns (whether one lies
-    deeper than the projection tolerance, whether there are candidates against a polygon)."""
+    deeper than the projection tolerance, whether there are candidates against a polygon). Given the near
+    list, of live[1:nlive + 1] (it holds every candidate not against a polygon, near_candidates._near_build:
+    the same ones in the same order, without the pass over the others)."""
+    if live is None:
+        live = d.act  # (nlive < 0: unread; as in _normal_velocities_of)
     # structref fields bound once: each access to one costs a reference count
     ci, cf, q = m.ci, m.cf, d.q
     gap, nrm, pa, pb = d.gap, d.nrm, d.pa, d.pb
@@ -146,7 +150,8 @@ def _point_geometry(m, d):
     pos, cs = kin.pos, kin.cs  # each body's cos and sin of its angle, as body_kinematics computed them
     deepest = -m.fs[FS_PROJ_TOL]
     deep = polygons = False
-    for c in range(ci.shape[0]):
+    for i in range(live_count(ci.shape[0], nlive)):
+        c = live_candidate(live, nlive, i)
         bt = ci[c, CI_BTYPE]
         if bt == POLYGON:
             polygons = True

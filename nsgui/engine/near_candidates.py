@@ -57,7 +57,7 @@ def evaluate_near(m, d, want_mass, live, ref):
     body_kinematics(m, d.q, d.v, d.kin)
     full = False
     if live[0] >= 0 and _near_valid(m, d, ref):
-        deep, polygons = _point_geometry(m, d)
+        deep, polygons = _point_geometry(m, d, live, live[0])
         skipped, deep_polygons = _polygon_geometry(m, d, True, live, live[0])
         skipped = skipped or live[0] < live.shape[0] - 1
         deep = deep or deep_polygons

@@ -121,21 +121,22 @@ def projection_due(m, d, live=None, nlive=-1):
     enabled = d.ctrl[m.ai.shape[0] + nc:]
     rest_v = max(m.fs[FS_REST_V], 1e-9)
     gmin = 0.0
-    drift = 0.0
-    nl = live_count(nc, nlive)
-    for i in range(nl):  # (project_positions' sums and tests, in its order)
+    drift = 0.0  # of the persistent gaps
+    slide = 0.0  # of the sticking ones' material points along the tangent
+    pos, cs = kin.pos, kin.cs
+    # project_positions' first test in one pass: its gap drift and tangential drift used to be two passes,
+    # the second one (after the gap test, when not due) continuing the same max: max ignores a NaN that
+    # comes second (numba's max keeps the first when the comparison fails) and both start at 0, so
+    # "drift > tol or slide > tol" is that max's test
+    for i in range(live_count(nc, nlive)):
         c = live_candidate(live, nlive, i)
         kind = _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c], rest_v)
-        if enabled[c] != 0.0 and kind == 0 and gap[c] < gmin:
-            gmin = gap[c]
-        if kind > 0:
-            drift = max(drift, abs(gap[c]))
-    due = gmin < -m.fs[FS_PROJ_TOL] or not drift <= DRIFT_TOL  # (not <=: a NaN drift projects, as there)
-    pos, cs = kin.pos, kin.cs
-    for i in range(0 if due else nl):
-        c = live_candidate(live, nlive, i)
-        if _kind(enabled[c], lamN[c], anchor[c, AN_LOADED], un[c], ci[c, CI_BTYPE], cf[c, CF_MU], status[c],
-                 rest_v) == 2:
+        if kind == 0:
+            if enabled[c] != 0.0 and gap[c] < gmin:
+                gmin = gap[c]
+            continue
+        drift = max(drift, abs(gap[c]))
+        if kind == 2:
             # _drift_along's numbers written out with scalars (one return, no call: a call or a helper
             # taking these arrays kept every array's reference counts, 22 a step)
             a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
@@ -146,8 +147,9 @@ def projection_due(m, d, live=None, nlive=-1):
             if b >= 0:
                 bx, by = body_point(pos[b, 0], pos[b, 1], cs[b, 0], cs[b, 1], bx, by)
             dx, dy = ax - bx - anchor[c, AN_SEP], ay - by - anchor[c, AN_SEP + 1]
-            drift = max(drift, abs(nrm[c, 1] * dx - nrm[c, 0] * dy))
-    return due or not drift <= DRIFT_TOL
+            slide = max(slide, abs(nrm[c, 1] * dx - nrm[c, 0] * dy))
+    # (not <=: a NaN drift projects, as there)
+    return gmin < -m.fs[FS_PROJ_TOL] or not drift <= DRIFT_TOL or not slide <= DRIFT_TOL
 
 
 @njit(cache=True)
