@@ -721,7 +721,7 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
     (Newton's law in it), warm start and first active set; every entry of the first k rows written."""
     ccols, ccn, cf = m.ccols, m.ccn, m.cf
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
-    projection, rest_v = m.isets[IS_PROJECTION], m.fs[FS_REST_V]
+    projection, rest_v, tol = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_TOL]
     cold = True  # nothing in the problem pushed in the last step (a scene's first contact, a column at rest)
     for r in range(nact):
         if lamN[act[r]] > 0.0:
@@ -739,7 +739,10 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
             rcols[rn, kk] = j
             rvals[rn, kk] = HN[r, kk]
             un_free += HN[r, kk] * vfree[j]
-        e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
+        # (a loaded contact's separation up to the tolerance is rest; an unloaded one keeps e = 1 from any
+        # separation. A velocity mode that θ = ½ leaves undamped, not round-off, is no rest: the slider
+        # crank's guide error, mirrored at every step, swapped its stop corners; its scene takes θ = 0.51)
+        e = _restitution(cf[c, CF_E], un[c], projection, rest_v, tol if lamN[c] > 0.0 else 0.0)
         qd[rn] = un_free + e * un[c]
         r0[rn] = lamN[c]
         # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
@@ -783,7 +786,7 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
     contact problem; it calls nothing, so its arrays cost no reference counts.)"""
     ccols, ccn, cf, mval = m.ccols, m.ccn, m.cf, m.mi_val
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
-    projection, rest_v, impact = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_IMPACT]
+    projection, rest_v, impact, tol = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_IMPACT], m.fs[FS_TOL]
     cold = True  # (_problem_rows' rules, written out below)
     for r in range(nact):
         if lamN[act[r]] > 0.0:
@@ -830,7 +833,7 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
                 b += hn * 0.0
         blk[r, 0], blk[r, 1], blk[r, 2], blk[r, 3] = 0.0 + a, 0.0 + b, 0.0 + bp, 0.0 + dd
         p = pt + nn if fr else pt
-        e = _restitution(cf[c, CF_E], un[c], projection, rest_v)
+        e = _restitution(cf[c, CF_E], un[c], projection, rest_v, tol if lamN[c] > 0.0 else 0.0)  # as _problem_rows
         qd[rn] = un_free + e * un[c]
         r0[rn] = lamN[c]
         active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v or (cold and qd[rn] <= 0.0)
@@ -1208,17 +1211,24 @@ def _write_loops(m, d, row):
 
 
 @njit(cache=True, inline="always")
-def _restitution(e, u, projection, rest_v):
+def _restitution(e, u, projection, rest_v, rest_tol):
     """The e in Newton's law U+ + e U- >= 0 of one active contact.
 
     Standard scheme (projection off): e itself, whatever the sign of U-. With projection, closed
     contacts stay in the problem: approaches slower than rest_v are plastic (else the projection feeds
     a micro-bouncing), and separating contacts get e = 1, the one value whose percussion does no work
     (λ (U+ + U-)/2 = 0 when U+ = -U-), so neighbours pushing them back cannot create energy.
+    A separation no faster than rest_tol (the caller's: the solver's tolerance for a contact loaded in
+    the last step) is that solve's error, not a motion: plastic. (A resting contact's U- of ±1e-11
+    switched e between 0 and 1 at random, and e = 1 added U- to the warm start's error: a resting
+    pyramid's step took a sweep 4 times in 5, 2 in 5 with this. The work e = 0 allows, λ U-/2 <=
+    λ tol / 2, is what the solver's tolerance allows anyway.)
+    A U- that is a real period-2 motion of size ~tol (a loop joint's velocity error, which H_b v+ =
+    -(1-θ)/θ H_b v_k mirrors undamped at θ = ½) is not that error: such a scene needs θ > ½ to rest.
     """
     if projection == 0 or u < -rest_v:
         return e
-    if u <= 0.0:
+    if u <= rest_tol:
         return 0.0
     return 1.0
 

@@ -253,6 +253,38 @@ def test_the_slider_comes_to_rest_on_its_stop_without_chatter():
     assert np.max(np.abs(r["loop.guide.fx"][late])) < 1e-9  # a frictionless guide along x
 
 
+def test_the_slider_crank_at_rest_carries_the_static_stop_force():
+    """At rest on its stop, the stop force is the static one (virtual work with the crank angle the run
+    came to rest at), constant, and nothing moves. At θ = ½ the guide's velocity error left by the
+    impacts is mirrored at every step (H_b v⁺ = −H_b v_k: the positions do not see it) and never decays:
+    v.crank ±3.2e-3 rad/s and a stop force alternating 12.553 / 14.649 N around this 13.601 N; the
+    example takes θ = 0.51, which damps it by (1 − θ)/θ a step."""
+    s = load_scene(SCENES / "slider_crank.json")
+    assert s.settings.theta > 0.5
+    s.settings.duration = 2.5
+    r = simulate(s)
+    late = r["t"] > 1.5
+    # the closed chain: crank (length a, mass m1, centre at a/2), rod (b, m2, centre at its middle),
+    # slider on y = 0 at x_s(φ) = a cos φ + sqrt(b² − a² sin² φ); V(φ) = g (m1 + m2) (a/2) sin φ
+    body = {b.name: b for b in s.bodies}
+    joint = {j.name: j for j in s.joints}
+    a, b = joint["rod"].anchor_parent[0], joint["pin"].anchor_parent[0]
+    m1, m2, g = body["crank"].mass, body["rod"].mass, -s.gravity[1]
+    half = body["slider"].shapes[0].width / 2
+    phi = r["q.crank"][late]
+    assert np.ptp(phi) < 1e-10  # no creep (|v| ~ 1e-12 rad/s)
+    phi = phi[-1]
+    root = np.sqrt(b * b - a * a * np.sin(phi) ** 2)
+    x_s = a * np.cos(phi) + root
+    assert abs(x_s + half - s.obstacles[0].point[0]) < 2e-6  # on its stop (the projection's tolerance)
+    dx = -a * np.sin(phi) - a * a * np.sin(phi) * np.cos(phi) / root
+    force = -g * (m1 + m2) * (a / 2) * np.cos(phi) / dx  # F dx_s/dφ + dV/dφ = 0, F pushing along -x
+    fn = sum(r[n][late] for n in r.signals if n.startswith("contact.slider_stop[") and n.endswith(".fn"))
+    np.testing.assert_allclose(fn, force, rtol=1e-9)
+    assert np.max(r["energy.kinetic"][late]) < 1e-20
+    assert np.max(np.abs(r["v.crank"][late])) < 1e-9
+
+
 @pytest.mark.parametrize("edit, path, words", [
     (lambda d: d["loops"][0]["a"].update(body="nobody"), "loops[0].a.body", "no body named"),
     (lambda d: d["loops"][0]["b"].update(body="coupler"), "loops[0]", "to itself"),

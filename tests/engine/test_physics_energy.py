@@ -35,8 +35,11 @@ def _check_non_increasing(name, projection):
     assert impact.any() or name == "sliding_box", "the scene should have impacts"
     assert dE.max() <= tol, (name, run.t[1 + np.argmax(dE)], dE.max(), tol)
     # inelastic impacts do dissipate: the loss is booked as impact energy, never negative
-    if any(c.restitution < 1 for c in run.model.scene.contacts):
+    if any(c.restitution < 1 for c in run.model.scene.contacts) and impact.any():
         assert run.S["energy.impact"][-1] > 0
+    elif not impact.any():  # no impact (the sliding box on its ground): the normal percussion's booked work
+        # is round-off of either sign, ±7e-13 J a step (main: +1.2e-10 J after 2 s, 916 steps negative)
+        assert abs(run.S["energy.impact"][-1]) <= 1e-9 * np.abs(run.E).max()
     assert np.all(np.diff(run.S["energy.dissipated"]) >= -tol)
 
 
