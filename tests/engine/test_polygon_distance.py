@@ -24,6 +24,8 @@ def _reference(p, world):
     for k in range(n):
         a, b = world[k], world[(k + 1) % n]
         e = b - a
+        if not np.dot(e, e) > 0.0:  # (two jittered angles drawn equal: no edge between them)
+            continue
         s = min(max(np.dot(p - a, e) / np.dot(e, e), 0.0), 1.0)
         f = a + s * e
         d = np.hypot(*(p - f))
@@ -33,7 +35,7 @@ def _reference(p, world):
             inside = False
     if inside:
         return -best_d, None
-    return best_d, (p - foot) / best_d
+    return best_d, ((p - foot) / best_d if best_d > 0.0 else None)
 
 
 def test_signed_distance_and_normal_of_points_inside_and_outside_convex_polygons():
