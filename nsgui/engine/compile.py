@@ -16,7 +16,7 @@ from nsgui.scene.geometry import rot
 from .arrays import Kinematics, ModelArrays, to_struct
 from .codes import JOINT_TYPES, SOLVERS
 from .control.build import build_controllers, set_signal_columns
-from .contact_rows import contact_rows
+from .contact_rows import _minv_diagonal, contact_rows
 from .loops import loop_residuals, loop_rows
 from .signals import SignalLayout
 
@@ -552,22 +552,9 @@ def _tree_csr(path, plen, M, Minv):
     col = np.concatenate(cols).astype(np.int64) if n else np.zeros(0, np.int64)
     rows = np.repeat(np.arange(n), [len(c) for c in cols])
     mi_val = Minv[rows, col].copy()
-    return dict(mi_ptr=ptr, mi_col=col, mi_val=mi_val, m_val=M[rows, col].copy(), mi_diag=_minv_diagonal_of(ptr, col, mi_val, n))
-
-
-def _minv_diagonal_of(ptr, col, val, n):
-    """contact_rows._minv_diagonal's answer (the diagonal entries' places in val when every other stored entry
-    is exactly 0, else empty), once per model: M⁻¹ is constant."""
-    at = np.full(n, -1, np.int64)
-    for j in range(n):
-        for t in range(ptr[j], ptr[j + 1]):
-            if col[t] == j:
-                at[j] = t
-            elif val[t] != 0.0:
-                return np.zeros(0, np.int64)
-        if at[j] < 0:
-            return np.zeros(0, np.int64)
-    return at
+    # mi_diag: M⁻¹'s diagonal places once per model (constant), not at every step problem
+    return dict(mi_ptr=ptr, mi_col=col, mi_val=mi_val, m_val=M[rows, col].copy(),
+                mi_diag=_minv_diagonal(ptr, col, mi_val, n))
 
 
 def _shape(scene, body_name, shape_name):

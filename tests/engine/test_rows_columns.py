@@ -9,7 +9,6 @@ import pytest
 from nsgui.engine import Simulator, compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.codes import FS_TOL, IS_MAXIT, OK
-from nsgui.engine.compile import _minv_diagonal_of
 from nsgui.engine.contact_rows import _minv_diagonal, delassus_columns_blocks
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows_dv
 from nsgui.engine.tiny_problem import TINY_CONTACTS
@@ -138,7 +137,10 @@ def test_model_diagonal_places_are_minv_diagonals(case):
     ptr, col = np.array(ptr, np.int64), np.array(col, np.int64)
     rows = np.repeat(np.arange(n), np.diff(ptr))
     val = Minv[rows, col].copy()
-    want = _minv_diagonal(ptr, col, val, n)
-    got = _minv_diagonal_of(ptr, col, val, n)
-    _same(got, want)
-    assert (got.shape[0] == n) == (case in ("diagonal", "zeros kept"))
+    got = _minv_diagonal(ptr, col, val, n)
+    if case in ("diagonal", "zeros kept"):  # each coordinate's own entry, by the definition
+        want = np.array([next(t for t in range(ptr[j], ptr[j + 1]) if col[t] == j) for j in range(n)], np.int64)
+        _same(got, want)
+        assert np.array_equal(val[got], np.diag(Minv))
+    else:  # an off-diagonal nonzero, or a coordinate without its diagonal entry: not diagonal
+        assert got.shape[0] == 0
