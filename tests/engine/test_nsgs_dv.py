@@ -6,12 +6,12 @@ rows and M⁻¹, not by the engine's kernels)."""
 import numpy as np
 import pytest
 
-from nsgui.engine import Simulator, compile_scene
+from nsgui.engine import compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.codes import OK, SOLVED
 from nsgui.engine.contact_rows import delassus_columns
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows, nsgs_fc2d_rows_dv
-from nsgui.engine.tiny_problem import TINY_CONTACTS
+from tests.engine.rows_problems import rows_problems
 from tests.engine.test_heaps import HEAPS
 from tests.engine.test_nsgs_rows import _coulomb_violation, _problem
 
@@ -45,18 +45,8 @@ def test_stepper_velocities_meet_the_contact_law():
     dense) to round-off and u = q + H (v_new − v_free) meets Signorini-Coulomb at the stepper's tolerance."""
     model = compile_scene(HEAPS["box_pyramid"](4))
     ma = model.arrays
-    sim = Simulator(model)
-    m, d = sim._args
-    dat = sim._data
     solved = 0
-    for step in range(240):
-        sim.run(1, record=False)
-        if step % 4:
-            continue
-        st.free_velocity(m, d)
-        nact, fric = st.activate_contacts(m, d)
-        if nact <= TINY_CONTACTS or not fric:   # (the tiny path: no rows)
-            continue
+    for m, d, dat, nact, fric in rows_problems(model, 240, 4):
         assert st.solve_contact_problem(m, d, nact, fric)[0] == OK
         k = 2 * nact
         H = np.zeros((k, model.nq))

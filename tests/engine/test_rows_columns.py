@@ -12,6 +12,7 @@ from nsgui.engine.codes import FS_TOL, IS_MAXIT, OK
 from nsgui.engine.contact_rows import _minv_diagonal, delassus_columns_blocks
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows_dv
 from nsgui.engine.tiny_problem import TINY_CONTACTS
+from tests.engine.rows_problems import rows_problems
 from tests.engine.test_heaps import HEAPS
 
 
@@ -36,19 +37,9 @@ def test_one_pass_is_the_two_passes_bit_for_bit_and_numpys_product(rows):
     ma = model.arrays
     assert ma.mi_diag.shape[0] == model.nq        # free boxes at their centres: M⁻¹ diagonal
     _same(ma.mi_diag, _minv_diagonal(ma.mi_ptr, ma.mi_col, ma.mi_val, model.nq))
-    sim = Simulator(model)
-    m, d = sim._args
-    dat = sim._data
     width = max(ma.ccols.shape[1], 1)
     checked = entries = 0
-    for step in range(360):
-        sim.run(1, record=False)
-        if step % 6:
-            continue
-        st.free_velocity(m, d)
-        nact, fric = st.activate_contacts(m, d)
-        if nact <= TINY_CONTACTS or not fric:
-            continue
+    for m, d, dat, nact, fric in rows_problems(model, 360, 6):
         k = 2 * nact
         # garbage in the scratch where the pass writes: any entry it did not write would show
         cptr = np.full(k + 1, -7, np.int64)
