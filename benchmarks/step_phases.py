@@ -25,29 +25,22 @@ sys.path[:0] = [ROOT]
 
 
 def phases(model, steps):
-    from nsgui.engine import Simulator
     from nsgui.engine import stepper as st
-    from nsgui.engine.codes import IS_CONST_M, IS_PROJECTION, OK, ST_MAXITER
+    from nsgui.engine.codes import OK, ST_MAXITER
     from nsgui.engine.evaluation import evaluate
-    sim = Simulator(model)
-    m, d = sim._args
-    a = model.arrays
-    const_M = a.isets[IS_CONST_M] != 0
-    projection = a.isets[IS_PROJECTION] != 0
-    h = a.fs[st.FS_H]
-    evaluate(m, d, not const_M)
-    if const_M:
-        sim._data.M[:, :] = a.M_const
+    from step_problems import start_steps
+    m, d, data, const_M, projection = start_steps(model)
+    h = model.arrays.fs[st.FS_H]
     row = np.zeros((1, len(model.signal_names)))
     names = ("free_velocity", "activate_contacts", "solve_contact_problem", "update_positions",
              "book+classify", "evaluate", "project_positions", "record_step")
     acc = dict.fromkeys(names, 0.0)
     nact_total = 0
     moved = 0  # steps in which the projection moved q (its linear problems were solved)
-    stats, iters = sim._data.stats, []
+    stats, iters = data.stats, []
     clock = time.process_time  # CPU time: other processes share the cores
     for step in range(steps):
-        t = sim._data.t[0]
+        t = data.t[0]
         t0 = clock()
         st.free_velocity(m, d)
         st.constrain_free_velocity(m, d)
@@ -71,11 +64,11 @@ def phases(model, steps):
         upot = evaluate(m, d, not const_M)
         t6 = clock()
         if projection:
-            q0 = sim._data.q.copy()
+            q0 = data.q.copy()
             t6 = clock()  # (the copy in no phase)
             upot = st.project_positions(m, d, upot)
             t7 = clock()
-            moved += not np.array_equal(q0, sim._data.q)
+            moved += not np.array_equal(q0, data.q)
         else:
             t7 = clock()
         st.record_step(m, d, row, 0, upot, True)
