@@ -721,12 +721,8 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
     (Newton's law in it), warm start and first active set; every entry of the first k rows written."""
     ccols, ccn, cf = m.ccols, m.ccn, m.cf
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
-    projection, rest_v, tol = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_TOL]
-    cold = True  # nothing in the problem pushed in the last step (a scene's first contact, a column at rest)
-    for r in range(nact):
-        if lamN[act[r]] > 0.0:
-            cold = False
-            break
+    projection, rest_v, tol, impact = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_TOL], m.fs[FS_IMPACT]
+    cold = _cold(act, lamN, nact)
     for r in range(nact):
         c = act[r]
         rn = 2 * r if fric else r
@@ -739,19 +735,7 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
             rcols[rn, kk] = j
             rvals[rn, kk] = HN[r, kk]
             un_free += HN[r, kk] * vfree[j]
-        # (a loaded contact's separation up to the tolerance is rest; an unloaded one keeps e = 1 from any
-        # separation. A velocity mode that θ = ½ leaves undamped, not round-off, is no rest: the slider
-        # crank's guide error, mirrored at every step, swapped its stop corners; its scene takes θ = 0.51)
-        e = _restitution(cf[c, CF_E], un[c], projection, rest_v, tol if lamN[c] > 0.0 else 0.0)
-        qd[rn] = un_free + e * un[c]
-        r0[rn] = lamN[c]
-        # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
-        # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
-        # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
-        # redundant, and adding the unloaded one moved the load between them at every step. With no last
-        # set (cold), every contact not separating joins: a column started at rest took one swap per
-        # bead (m solves, O(m²)) from the empty set
-        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v or (cold and qd[rn] <= 0.0)
+        qd[rn], r0[rn], active0[rn] = _normal_law(cf, un, lamN, c, un_free, projection, rest_v, tol, cold)
         if fric and cfric[r]:
             rnnz[rn + 1] = nn
             ut_free = 0.0
@@ -760,12 +744,7 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
                 rcols[rn + 1, kk] = j
                 rvals[rn + 1, kk] = HT[r, kk]
                 ut_free += HT[r, kk] * vfree[j]
-            qd[rn + 1] = ut_free
-            if cf[c, CF_ET] != 0.0 and un[c] < -m.fs[FS_IMPACT]:
-                # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
-                qd[rn + 1] += cf[c, CF_ET] * _row_dot(ccols, c, HT, r, nn, d.v)
-            mu[r] = cf[c, CF_MU]
-            r0[rn + 1] = lamT[c]
+            qd[rn + 1], mu[r], r0[rn + 1] = _tangent_law(cf, un, lamT, c, ut_free, impact, ccols, HT, r, nn, d.v)
         elif fric:  # a frictionless contact among frictional ones: an empty tangent row
             rnnz[rn + 1] = 0
             qd[rn + 1] = 0.0
@@ -787,11 +766,7 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
     ccols, ccn, cf, mval = m.ccols, m.ccn, m.cf, m.mi_val
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
     projection, rest_v, impact, tol = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_IMPACT], m.fs[FS_TOL]
-    cold = True  # (_problem_rows' rules, written out below)
-    for r in range(nact):
-        if lamN[act[r]] > 0.0:
-            cold = False
-            break
+    cold = _cold(act, lamN, nact)
     ok = True
     p = 0
     for r in range(nact):
@@ -833,16 +808,9 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
                 b += hn * 0.0
         blk[r, 0], blk[r, 1], blk[r, 2], blk[r, 3] = 0.0 + a, 0.0 + b, 0.0 + bp, 0.0 + dd
         p = pt + nn if fr else pt
-        e = _restitution(cf[c, CF_E], un[c], projection, rest_v, tol if lamN[c] > 0.0 else 0.0)  # as _problem_rows
-        qd[rn] = un_free + e * un[c]
-        r0[rn] = lamN[c]
-        active0[rn] = lamN[c] > 0.0 or qd[rn] < -rest_v or (cold and qd[rn] <= 0.0)
+        qd[rn], r0[rn], active0[rn] = _normal_law(cf, un, lamN, c, un_free, projection, rest_v, tol, cold)
         if fr:
-            qd[rn + 1] = ut_free
-            if cf[c, CF_ET] != 0.0 and un[c] < -impact:
-                qd[rn + 1] += cf[c, CF_ET] * _row_dot(ccols, c, HT, r, nn, d.v)
-            mu[r] = cf[c, CF_MU]
-            r0[rn + 1] = lamT[c]
+            qd[rn + 1], mu[r], r0[rn + 1] = _tangent_law(cf, un, lamT, c, ut_free, impact, ccols, HT, r, nn, d.v)
         else:
             qd[rn + 1] = 0.0
             mu[r] = 0.0
@@ -850,6 +818,43 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
             active0[rn + 1] = False
     cptr[2 * nact] = p
     return ok
+
+
+@njit(cache=True, inline="always")
+def _cold(act, lamN, nact):
+    """Whether nothing in the problem pushed in the last step (a scene's first contact, a column at rest)."""
+    for r in range(nact):
+        if lamN[act[r]] > 0.0:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _normal_law(cf, un, lamN, c, un_free, projection, rest_v, tol, cold):
+    """Contact c's normal row: right-hand side (Newton's law), warm start, whether it starts active
+    (_problem_rows' and _problem_rows_columns' rule, in one place)."""
+    # (a loaded contact's separation up to the tolerance is rest; an unloaded one keeps e = 1 from any
+    # separation. A velocity mode that θ = ½ leaves undamped, not round-off, is no rest: the slider
+    # crank's guide error, mirrored at every step, swapped its stop corners; its scene takes θ = 0.51)
+    e = _restitution(cf[c, CF_E], un[c], projection, rest_v, tol if lamN[c] > 0.0 else 0.0)
+    q = un_free + e * un[c]
+    # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
+    # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
+    # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
+    # redundant, and adding the unloaded one moved the load between them at every step. With no last
+    # set (cold), every contact not separating joins: a column started at rest took one swap per
+    # bead (m solves, O(m²)) from the empty set
+    return q, lamN[c], lamN[c] > 0.0 or q < -rest_v or (cold and q <= 0.0)
+
+
+@njit(cache=True, inline="always")
+def _tangent_law(cf, un, lamT, c, ut_free, impact, ccols, HT, r, nn, v):
+    """Contact c's tangent row: right-hand side, friction coefficient, warm start."""
+    q = ut_free
+    if cf[c, CF_ET] != 0.0 and un[c] < -impact:
+        # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
+        q += cf[c, CF_ET] * _row_dot(ccols, c, HT, r, nn, v)
+    return q, cf[c, CF_MU], lamT[c]
 
 
 @njit(cache=True, inline="always")
