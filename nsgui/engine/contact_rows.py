@@ -7,7 +7,7 @@ bodies (ModelArrays.ccols[c, :ccn[c]]): rows stay sparse, so chains cost O(m²),
 import numpy as np
 from numba import njit
 
-from .codes import BI_COORD, BI_JTYPE, BI_PARENT, CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, FREE, LIMIT
+from .codes import BI_COORD, BI_JTYPE, BI_PARENT, CF_MU, CI_ABODY, CI_BBODY, CI_BTYPE, CI_VCOUNT, FREE, LIMIT
 from .solvers._linalg import csr_from_dense, lu_solve_factored
 
 
@@ -95,44 +95,61 @@ def active_contact_rows(m, kin, act, nact, nrm, pa, pb, HN, HT):
     """contact_rows of the candidates act[:nact] into HN[r], HT[r] (the step problem's rows), in one
     loop: a call per candidate would pay the reference counts of its arrays, five times the rows'
     arithmetic."""
-    rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT)
+    rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT, np.empty(0, np.bool_))
 
 
 @njit(cache=True, inline="always")
-def rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT):
+def rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT, fric):
     """active_contact_rows compiled into its caller: a caller that calls nothing else then holds its
-    arrays without reference counts (stepper.activate_contacts)."""
-    ci, ccols, ccn, bi, pos, Jp, Ja = m.ci, m.ccols, m.ccn, m.bi, kin.pos, kin.Jp, kin.Ja
+    arrays without reference counts (stepper.activate_contacts). With fric of nact or more entries (else
+    empty), also whether each row has friction (mu > 0 and a tangent row of squared norm > 1e-20, summed
+    over kk ascending as the row is written: the stepper's second pass over HT folded in); returns
+    whether any has."""
+    ci, ccols, ccn, bi, cf, pos, Jp, Ja = m.ci, m.ccols, m.ccn, m.bi, m.cf, kin.pos, kin.Jp, kin.Ja
+    want = fric.shape[0] > 0
+    anyfric = False
     for r in range(nact):
         c = act[r]
+        nn = ccn[c]
+        tt = 0.0
         if ci[c, CI_BTYPE] == LIMIT:
             HN[r, 0] = ci[c, CI_VCOUNT]
             HT[r, 0] = 0.0
-            continue
-        nx, ny = nrm[c, 0], nrm[c, 1]
-        a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
-        rax, ray = pa[c, 0] - pos[a, 0], pa[c, 1] - pos[a, 1]
-        rbx = rby = 0.0
-        if b >= 0:
-            rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
-        # a free body on the world has the path [qi, qi + 1, qi + 2]; off it its Jacobians are never written
-        # (exact +0.0: Kinematics.zeros), so its part of an entry is 0 - arm * 0 = +0.0 (finite arms) and
-        # is skipped: a + (+0.0)'s and a - (+0.0)'s sums are a's own (a box-box contact's rows read half the
-        # entries, the same numbers bit for bit)
-        qa = bi[a, BI_COORD] if bi[a, BI_PARENT] < 0 and bi[a, BI_JTYPE] == FREE else -1
-        qb = bi[b, BI_COORD] if b >= 0 and bi[b, BI_PARENT] < 0 and bi[b, BI_JTYPE] == FREE else -1
-        for kk in range(ccn[c]):
-            j = ccols[c, kk]
-            if qa >= 0 and (j < qa or j > qa + 2):
-                jx = jy = 0.0
-            else:
-                jx = Jp[a, 0, j] - ray * Ja[a, j]
-                jy = Jp[a, 1, j] + rax * Ja[a, j]
-            if b >= 0 and not (qb >= 0 and (j < qb or j > qb + 2)):
-                jx -= Jp[b, 0, j] - rby * Ja[b, j]
-                jy -= Jp[b, 1, j] + rbx * Ja[b, j]
-            HN[r, kk] = nx * jx + ny * jy
-            HT[r, kk] = ny * jx - nx * jy
+            if want:
+                for kk in range(nn):
+                    tt += HT[r, kk] * HT[r, kk]
+        else:
+            nx, ny = nrm[c, 0], nrm[c, 1]
+            a, b = ci[c, CI_ABODY], ci[c, CI_BBODY]
+            rax, ray = pa[c, 0] - pos[a, 0], pa[c, 1] - pos[a, 1]
+            rbx = rby = 0.0
+            if b >= 0:
+                rbx, rby = pb[c, 0] - pos[b, 0], pb[c, 1] - pos[b, 1]
+            # a free body on the world has the path [qi, qi + 1, qi + 2]; off it its Jacobians are never written
+            # (exact +0.0: Kinematics.zeros), so its part of an entry is 0 - arm * 0 = +0.0 (finite arms) and
+            # is skipped: a + (+0.0)'s and a - (+0.0)'s sums are a's own (a box-box contact's rows read half the
+            # entries, the same numbers bit for bit)
+            qa = bi[a, BI_COORD] if bi[a, BI_PARENT] < 0 and bi[a, BI_JTYPE] == FREE else -1
+            qb = bi[b, BI_COORD] if b >= 0 and bi[b, BI_PARENT] < 0 and bi[b, BI_JTYPE] == FREE else -1
+            for kk in range(nn):
+                j = ccols[c, kk]
+                if qa >= 0 and (j < qa or j > qa + 2):
+                    jx = jy = 0.0
+                else:
+                    jx = Jp[a, 0, j] - ray * Ja[a, j]
+                    jy = Jp[a, 1, j] + rax * Ja[a, j]
+                if b >= 0 and not (qb >= 0 and (j < qb or j > qb + 2)):
+                    jx -= Jp[b, 0, j] - rby * Ja[b, j]
+                    jy -= Jp[b, 1, j] + rbx * Ja[b, j]
+                ht = ny * jx - nx * jy
+                HN[r, kk] = nx * jx + ny * jy
+                HT[r, kk] = ht
+                tt += ht * ht
+        if want:
+            f = cf[c, CF_MU] > 0.0 and tt > 1e-20
+            fric[r] = f
+            anyfric = anyfric or f
+    return anyfric
 
 
 @njit(cache=True)

@@ -37,19 +37,33 @@ def anchor_contacts(m, d, nact):
     points of its two bodies (body-frame coordinates), their separation, and whether it was pushed in
     the last step (d.anchor, AN_* columns). The material points and separation are read for a sticking
     frictional contact only (_kind 2: its tangent row and drift); a frictionless one's are not written."""
-    ci, cf, kin, anchor, act, pa, pb, lamN = m.ci, m.cf, d.kin, d.anchor, d.act, d.pa, d.pb, d.lamN
-    pos, cs = kin.pos, kin.cs  # (each body's cos and sin as body_kinematics computed them: cos_sin's numbers)
+    kin = d.kin
+    anchor_into(m.ci, m.cf, kin.pos, kin.cs, d.anchor, d.act, nact, d.pa, d.pb, d.lamN)
+
+
+@njit(cache=True, inline="always")
+def anchor_into(ci, cf, pos, cs, anchor, act, nact, pa, pb, lamN):
+    """anchor_contacts compiled into its caller (stepper._active_rows: one call less a step). pos, cs: each
+    body's position and cos and sin as body_kinematics computed them (cos_sin's numbers). The two bodies'
+    points are written out, not looped over a tuple of (column, body, points): that tuple cost reference
+    counts per contact."""
     for r in range(nact):
         c = act[r]
         anchor[c, AN_LOADED] = 1.0 if lamN[c] > 0.0 else 0.0
         if ci[c, CI_BTYPE] == LIMIT or not cf[c, CF_MU] > 0.0:  # (never _kind 2: the points are not read)
             continue
-        for k, b, p in ((AN_RA, ci[c, CI_ABODY], pa), (AN_RB, ci[c, CI_BBODY], pb)):
-            x, y = p[c, 0], p[c, 1]
-            if b >= 0:
-                co, si = cs[b, 0], cs[b, 1]
-                x, y = co * (x - pos[b, 0]) + si * (y - pos[b, 1]), -si * (x - pos[b, 0]) + co * (y - pos[b, 1])
-            anchor[c, k], anchor[c, k + 1] = x, y
+        x, y = pa[c, 0], pa[c, 1]
+        b = ci[c, CI_ABODY]
+        if b >= 0:
+            co, si = cs[b, 0], cs[b, 1]
+            x, y = co * (x - pos[b, 0]) + si * (y - pos[b, 1]), -si * (x - pos[b, 0]) + co * (y - pos[b, 1])
+        anchor[c, AN_RA], anchor[c, AN_RA + 1] = x, y
+        x, y = pb[c, 0], pb[c, 1]
+        b = ci[c, CI_BBODY]
+        if b >= 0:
+            co, si = cs[b, 0], cs[b, 1]
+            x, y = co * (x - pos[b, 0]) + si * (y - pos[b, 1]), -si * (x - pos[b, 0]) + co * (y - pos[b, 1])
+        anchor[c, AN_RB], anchor[c, AN_RB + 1] = x, y
         anchor[c, AN_SEP] = pa[c, 0] - pb[c, 0]
         anchor[c, AN_SEP + 1] = pa[c, 1] - pb[c, 1]
 

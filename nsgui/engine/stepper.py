@@ -53,7 +53,7 @@ from .force_jacobians import analytic_jacobians_apply, revolute_force_jacobians
 from .impact_events import events_due, log_step_events
 from .perturbation import perturbation_power, write_perturbation
 from .near_candidates import evaluate_near, new_near
-from .projection import anchor_contacts, project_positions, projection_due
+from .projection import anchor_into, project_positions, projection_due
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
@@ -487,10 +487,7 @@ def activate_contacts(m, d, live=None, nlive=-1):
     nact = _activation(m, d, live, nlive)
     if nact == 0:  # (a scene in flight: the rows' fields are not even bound)
         return 0, False
-    anyfric = _active_rows(m, d, nact)
-    if m.isets[IS_PROJECTION] != 0:
-        anchor_contacts(m, d, nact)
-    return nact, anyfric
+    return nact, _active_rows(m, d, nact)
 
 
 @njit(cache=True)
@@ -520,19 +517,13 @@ def _activation(m, d, live=None, nlive=-1):
 @njit(cache=True)
 def _active_rows(m, d, nact):
     """activate_contacts' rows of d.act[:nact] and whether each has friction (d.fric); returns whether
-    any has."""
-    anyfric = False
-    ccn, cf, kin, act = m.ccn, m.cf, d.kin, d.act
-    nrm, pa, pb, fric, HN, HT = d.nrm, d.pa, d.pb, d.fric, d.HN, d.HT
-    rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT)
-    for r in range(nact):
-        c = act[r]
-        tt = 0.0
-        for kk in range(ccn[c]):
-            tt += HT[r, kk] * HT[r, kk]
-        fric[r] = cf[c, CF_MU] > 0.0 and tt > 1e-20
-        if fric[r]:
-            anyfric = True
+    any has. With projection, also the contacts' anchors (projection.anchor_contacts' numbers). The friction
+    test is summed in the rows' own pass and the anchors are written here, inlined: no second pass over
+    HT and no call of its own (whose arrays cost reference counts)."""
+    kin, act, pa, pb = d.kin, d.act, d.pa, d.pb
+    anyfric = rows_into(m, kin, act, nact, d.nrm, pa, pb, d.HN, d.HT, d.fric)
+    if m.isets[IS_PROJECTION] != 0:
+        anchor_into(m.ci, m.cf, kin.pos, kin.cs, d.anchor, act, nact, pa, pb, d.lamN)
     return anyfric
 
 
@@ -722,6 +713,7 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
     ccols, ccn, cf = m.ccols, m.ccn, m.cf
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
     projection, rest_v, tol, impact = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_TOL], m.fs[FS_IMPACT]
+    v = d.v  # (bound once: a field read in the loop costs a reference count per contact)
     cold = _cold(act, lamN, nact)
     for r in range(nact):
         c = act[r]
@@ -735,7 +727,8 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
             rcols[rn, kk] = j
             rvals[rn, kk] = HN[r, kk]
             un_free += HN[r, kk] * vfree[j]
-        qd[rn], r0[rn], active0[rn] = _normal_law(cf, un, lamN, c, un_free, projection, rest_v, tol, cold)
+        u = un[c]
+        qd[rn], r0[rn], active0[rn] = _normal_law(cf[c, CF_E], u, lamN[c], un_free, projection, rest_v, tol, cold)
         if fric and cfric[r]:
             rnnz[rn + 1] = nn
             ut_free = 0.0
@@ -744,7 +737,10 @@ def _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, active0):
                 rcols[rn + 1, kk] = j
                 rvals[rn + 1, kk] = HT[r, kk]
                 ut_free += HT[r, kk] * vfree[j]
-            qd[rn + 1], mu[r], r0[rn + 1] = _tangent_law(cf, un, lamT, c, ut_free, impact, ccols, HT, r, nn, d.v)
+            et = cf[c, CF_ET]
+            imp = _tangent_impact(et, u, impact)
+            qd[rn + 1], mu[r], r0[rn + 1] = _tangent_law(et, cf[c, CF_MU], lamT[c], ut_free, imp,
+                                                         _row_dot(ccols, c, HT, r, nn, v) if imp else 0.0)
         elif fric:  # a frictionless contact among frictional ones: an empty tangent row
             rnnz[rn + 1] = 0
             qd[rn + 1] = 0.0
@@ -766,6 +762,7 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
     ccols, ccn, cf, mval = m.ccols, m.ccn, m.cf, m.mi_val
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
     projection, rest_v, impact, tol = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_IMPACT], m.fs[FS_TOL]
+    v = d.v  # (bound once: a field read in the loop costs a reference count per contact)
     cold = _cold(act, lamN, nact)
     ok = True
     p = 0
@@ -781,36 +778,54 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
         pt = p + nn
         un_free = ut_free = 0.0
         a = b = bp = dd = 0.0  # (delassus_columns_blocks' block sums; an empty tangent row: b sums zeros)
-        for kk in range(nn):
-            j = ccols[c, kk]
-            if kk > 0 and j <= ccols[c, kk - 1]:
-                ok = False
-            hn = HN[r, kk]
-            rcols[rn, kk] = j
-            rvals[rn, kk] = hn
-            un_free += hn * vfree[j]
-            xn = 0.0 + mval[at[j]] * hn
-            ccol[p + kk] = j
-            cval[p + kk] = xn
-            a += hn * xn
-            if fr:
-                ht = HT[r, kk]
+        jprev = -1  # (the ascent test: columns are >= 0)
+        if fr:  # (M⁻¹'s entry and v_free's read once for both rows: the same numbers)
+            for kk in range(nn):
+                j = ccols[c, kk]
+                if j <= jprev:
+                    ok = False
+                jprev = j
+                hn, ht, w, vf = HN[r, kk], HT[r, kk], mval[at[j]], vfree[j]
+                rcols[rn, kk] = j
+                rvals[rn, kk] = hn
                 rcols[rn + 1, kk] = j
                 rvals[rn + 1, kk] = ht
-                ut_free += ht * vfree[j]
-                xt = 0.0 + mval[at[j]] * ht
+                un_free += hn * vf
+                ut_free += ht * vf
+                xn = 0.0 + w * hn
+                xt = 0.0 + w * ht
+                ccol[p + kk] = j
+                cval[p + kk] = xn
                 ccol[pt + kk] = j
                 cval[pt + kk] = xt
+                a += hn * xn
                 b += hn * xt
                 bp += ht * xn
                 dd += ht * xt
-            else:
+        else:
+            for kk in range(nn):
+                j = ccols[c, kk]
+                if j <= jprev:
+                    ok = False
+                jprev = j
+                hn = HN[r, kk]
+                rcols[rn, kk] = j
+                rvals[rn, kk] = hn
+                un_free += hn * vfree[j]
+                xn = 0.0 + mval[at[j]] * hn
+                ccol[p + kk] = j
+                cval[p + kk] = xn
+                a += hn * xn
                 b += hn * 0.0
         blk[r, 0], blk[r, 1], blk[r, 2], blk[r, 3] = 0.0 + a, 0.0 + b, 0.0 + bp, 0.0 + dd
         p = pt + nn if fr else pt
-        qd[rn], r0[rn], active0[rn] = _normal_law(cf, un, lamN, c, un_free, projection, rest_v, tol, cold)
+        u = un[c]
+        qd[rn], r0[rn], active0[rn] = _normal_law(cf[c, CF_E], u, lamN[c], un_free, projection, rest_v, tol, cold)
         if fr:
-            qd[rn + 1], mu[r], r0[rn + 1] = _tangent_law(cf, un, lamT, c, ut_free, impact, ccols, HT, r, nn, d.v)
+            et = cf[c, CF_ET]
+            imp = _tangent_impact(et, u, impact)
+            qd[rn + 1], mu[r], r0[rn + 1] = _tangent_law(et, cf[c, CF_MU], lamT[c], ut_free, imp,
+                                                         _row_dot(ccols, c, HT, r, nn, v) if imp else 0.0)
         else:
             qd[rn + 1] = 0.0
             mu[r] = 0.0
@@ -830,31 +845,42 @@ def _cold(act, lamN, nact):
 
 
 @njit(cache=True, inline="always")
-def _normal_law(cf, un, lamN, c, un_free, projection, rest_v, tol, cold):
-    """Contact c's normal row: right-hand side (Newton's law), warm start, whether it starts active
-    (_problem_rows' and _problem_rows_columns' rule, in one place)."""
+def _normal_law(e, u, lam, un_free, projection, rest_v, tol, cold):
+    """A contact's normal row (restitution e, last normal velocity u and percussion lam): right-hand side
+    (Newton's law), warm start, whether it starts active (_problem_rows' and _problem_rows_columns' rule,
+    in one place). Scalars, not the arrays and the candidate: an inlined helper given arrays still pays
+    their reference counts at each call, and in the rows' loops these cost more than the rest of the
+    problem's set-up (a resting 55-box pyramid: ~15 of ~24 µs)."""
     # (a loaded contact's separation up to the tolerance is rest; an unloaded one keeps e = 1 from any
     # separation. A velocity mode that θ = ½ leaves undamped, not round-off, is no rest: the slider
     # crank's guide error, mirrored at every step, swapped its stop corners; its scene takes θ = 0.51)
-    e = _restitution(cf[c, CF_E], un[c], projection, rest_v, tol if lamN[c] > 0.0 else 0.0)
-    q = un_free + e * un[c]
+    e = _restitution(e, u, projection, rest_v, tol if lam > 0.0 else 0.0)
+    q = un_free + e * u
     # pushed in the last step or approaching faster than the rest velocity (an impact): the landing
     # beads of a column join in one solve, where the last step's set alone took block pivoting O(m)
     # swaps (O(m²) per step). Slower approaches keep the last set: two corners of a resting face are
     # redundant, and adding the unloaded one moved the load between them at every step. With no last
     # set (cold), every contact not separating joins: a column started at rest took one swap per
     # bead (m solves, O(m²)) from the empty set
-    return q, lamN[c], lamN[c] > 0.0 or q < -rest_v or (cold and q <= 0.0)
+    return q, lam, lam > 0.0 or q < -rest_v or (cold and q <= 0.0)
 
 
 @njit(cache=True, inline="always")
-def _tangent_law(cf, un, lamT, c, ut_free, impact, ccols, HT, r, nn, v):
-    """Contact c's tangent row: right-hand side, friction coefficient, warm start."""
+def _tangent_impact(et, u, impact):
+    """Whether a contact's tangent row takes the tangential Newton law (e_T, approaching faster than the
+    impact threshold): then the caller sums the row times v (an array helper, called in that case only)."""
+    return et != 0.0 and u < -impact
+
+
+@njit(cache=True, inline="always")
+def _tangent_law(et, mu, lam, ut_free, imp, ut_minus):
+    """A contact's tangent row: right-hand side, friction coefficient, warm start (scalars, as _normal_law);
+    ut_minus is the tangent row times v when imp (_tangent_impact)."""
     q = ut_free
-    if cf[c, CF_ET] != 0.0 and un[c] < -impact:
+    if imp:
         # tangential Newton law at an impact: the Coulomb law holds for U_T+ + e_T U_T-
-        q += cf[c, CF_ET] * _row_dot(ccols, c, HT, r, nn, v)
-    return q, cf[c, CF_MU], lamT[c]
+        q += et * ut_minus
+    return q, mu, lam
 
 
 @njit(cache=True, inline="always")
