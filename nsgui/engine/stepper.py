@@ -57,7 +57,7 @@ from .projection import anchor_into, project_positions, projection_due
 from .solvers import lemke, lemke_fc2d
 from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
-from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows_dv
+from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows_into
 from .solvers.pgs import pgs_lcp_csr
 from .tiny_problem import SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense, nsgs_dense_start
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
@@ -680,7 +680,8 @@ def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, columns):
     """The friction problem with a constant M⁻¹ by NSGS on the contact rows (nsgs_fc2d_rows): W is never
     formed (on the box pyramid its assembly and transpose cost three times the sweeps from the warm
     start). Returns (True, λ, sweeps) when solved; (False, NSGS's last iterate, sweeps), having changed no
-    state, when NSGS stops short of the tolerance: the general path then starts from that iterate.
+    state (v_new back at v_free; λ or the iterate in r0's scratch), when NSGS stops short of the tolerance:
+    the general path then starts from that iterate.
     columns: X's columns and the blocks are in Data's scratch (_problem_rows_columns), else computed here."""
     v_new = d.v_new
     n = v_new.shape[0]
@@ -690,10 +691,15 @@ def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, columns):
         ccol, cval, blk = d.gp_ccol[:cptr[k]], d.gp_cval[:cptr[k]], d.gp_blk[:nact]
     else:
         cptr, ccol, cval, blk = delassus_columns_blocks(rcols, rvals, rnnz, m.mi_ptr, m.mi_col, m.mi_val, n)
-    lam, st, it, err, dv = nsgs_fc2d_rows_dv(rcols, rvals, rnnz, cptr, ccol, cval, n, qd, mu, r0, m.fs[FS_TOL],
-                                             m.isets[IS_MAXIT], blk)
+    # NSGS in place, allocating nothing: λ in r0 (Data's scratch, the warm start on entry) and its dv = X λ in
+    # v_new (n entries, free until the answer is known)
+    vfree = d.vfree
+    st, it, err = nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, qd, mu, r0, m.fs[FS_TOL],
+                                      m.isets[IS_MAXIT], blk, v_new)
     if st != SOLVED:
-        return False, lam, it
+        for i in range(n):
+            v_new[i] = vfree[i]
+        return False, r0, it
     stats = d.stats
     if it > stats[ST_MAXITER]:
         stats[ST_MAXITER] = it
@@ -701,9 +707,9 @@ def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, columns):
     # v_new = v_free + X λ, X λ being NSGS's last exact dv (the same sums from 0, not from v_free: round-off
     # apart from the W path's order); a pass over X's columns less (~4 % of a resting pyramid's step)
     for i in range(n):
-        v_new[i] += dv[i]
-    _keep_percussions(d.act, nact, True, lam, d.lamN_new, d.lamT_new)
-    return True, lam, it
+        v_new[i] = vfree[i] + v_new[i]
+    _keep_percussions(d.act, nact, True, r0, d.lamN_new, d.lamT_new)
+    return True, r0, it
 
 
 @njit(cache=True, inline="always")

@@ -8,9 +8,9 @@ import pytest
 
 from nsgui.engine import compile_scene
 from nsgui.engine import stepper as st
-from nsgui.engine.codes import OK, SOLVED
+from nsgui.engine.codes import IS_MAXIT, OK, SOLVED, ST_MAXITER
 from nsgui.engine.contact_rows import delassus_columns
-from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows, nsgs_fc2d_rows_dv
+from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows, nsgs_fc2d_rows_dv, nsgs_fc2d_rows_into
 from tests.engine.rows_problems import rows_problems
 from tests.engine.test_heaps import HEAPS
 from tests.engine.test_nsgs_rows import _coulomb_violation, _problem
@@ -40,14 +40,51 @@ def test_dv_is_x_r_summed_from_zero(seed):
         assert _coulomb_violation(p, r) < 1e-9
 
 
-def test_stepper_velocities_meet_the_contact_law():
+@pytest.mark.parametrize("seed", range(4))
+def test_in_place_form_is_rows_dv_bit_for_bit(seed):
+    """nsgs_fc2d_rows_into (the stepper's: the warm start's array becomes the answer, dv in the caller's array,
+    nothing allocated) gives nsgs_fc2d_rows_dv's answer, status, sweeps, error and dv bit for bit, whatever the dv
+    array held (NaN here), also when stopped short (its r is then the last iterate); the answers meet the law."""
+    rng = np.random.default_rng(10 + seed)
+    p = _problem(rng, 6, 8)
+    cptr, ccol, cval = delassus_columns(p["rcols"], p["rvals"], p["rnnz"], *p["mi"], p["n"])
+    solved = 0
+    for r0, maxit in ((np.zeros(16), 5000), (np.zeros(16), 2), (np.abs(rng.standard_normal(16)), 5000),
+                      (np.abs(rng.standard_normal(16)), 11)):
+        args = (p["rcols"], p["rvals"], p["rnnz"], cptr, ccol, cval, p["n"], p["q"], p["mu"], r0, 1e-12, maxit,
+                np.empty((0, 4)))
+        want = nsgs_fc2d_rows_dv(*args)
+        r, dv = r0.copy(), np.full(p["n"], np.nan)
+        status, it, err = nsgs_fc2d_rows_into(*args[:6], p["q"], p["mu"], r, 1e-12, maxit, np.empty((0, 4)), dv)
+        assert (status, it, err) == want[1:4]
+        assert np.array_equal(r.view(np.int64), want[0].view(np.int64))
+        if status == SOLVED:
+            assert np.array_equal(dv.view(np.int64), want[4].view(np.int64))
+            assert _coulomb_violation(p, r) < 1e-9
+            solved += 1
+            # warm-started at its own answer: no sweep, the same r
+            r2 = r.copy()
+            assert nsgs_fc2d_rows_into(*args[:6], p["q"], p["mu"], r2, 1e-12, maxit, np.empty((0, 4)), dv)[:2] == \
+                (SOLVED, 0)
+            assert np.array_equal(r2, r)
+    assert solved >= 2
+
+
+@pytest.mark.parametrize("maxit", [None, 2])
+def test_stepper_velocities_meet_the_contact_law(maxit):
     """10 boxes falling, landing and resting: after each step problem on the rows, v_new − v_free = M⁻¹Hᵀλ (numpy,
-    dense) to round-off and u = q + H (v_new − v_free) meets Signorini-Coulomb at the stepper's tolerance."""
+    dense) to round-off and u = q + H (v_new − v_free) meets Signorini-Coulomb at the stepper's tolerance.
+    maxit = 2: NSGS stops short on the landing and the general path (Lemke) answers; v_new, NSGS's scratch for its
+    dv meanwhile, must be back at v_free for it (else v_new − v_free would hold NSGS's dv on top of M⁻¹Hᵀλ)."""
     model = compile_scene(HEAPS["box_pyramid"](4))
     ma = model.arrays
-    solved = 0
+    if maxit is not None:
+        ma.isets[IS_MAXIT] = maxit
+    solved = stalled = 0
     for m, d, dat, nact, fric in rows_problems(model, 240, 4):
+        dat.stats[ST_MAXITER] = 0
         assert st.solve_contact_problem(m, d, nact, fric)[0] == OK
+        stalled += maxit is not None and dat.stats[ST_MAXITER] > maxit   # (sweeps + the general path's pivots)
         k = 2 * nact
         H = np.zeros((k, model.nq))
         for i in range(k):
@@ -69,3 +106,4 @@ def test_stepper_velocities_meet_the_contact_law():
         solved += 1
     assert solved >= 30
     assert (dat.lamN > 0.0).sum() >= 20   # at rest, loaded
+    assert maxit is None or stalled >= 3

@@ -199,48 +199,50 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
         return np.zeros(m), BAD_INPUT, 0, np.inf
     if nc == 0:
         return np.zeros(m), SOLVED, 0, 0.0
-    r, st, it, err, _u = _nsgs(ptr, col, val, tptr, tcol, tval, _diagonal_blocks(ptr, col, val, nc), q, mu, r0, tol,
-                               max_iter, m)
+    r = np.empty(m)
+    for i in range(m):
+        r[i] = r0[i]
+    st, it, err = _nsgs(ptr, col, val, tptr, tcol, tval, _diagonal_blocks(ptr, col, val, nc), q, mu, r, np.empty(m),
+                        tol, max_iter)
     return r, st, it, err
 
 
 @numba.njit(cache=True)
-def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
+def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r, state, tol, max_iter):
     """The sweeps of nsgs_fc2d_csr and nsgs_fc2d_rows (the W and the rows form, below), which differ only in
-    what they keep of u = W r + q (their state, of ns entries) and so in how a sweep reads and updates it.
-    rp, rc, rv: the form's matrix by rows; cp, cc, cv: by columns; blk: the contacts' 2x2 blocks of W."""
+    what they keep of u = W r + q (their state) and so in how a sweep reads and updates it.
+    rp, rc, rv: the form's matrix by rows; cp, cc, cv: by columns; blk: the contacts' 2x2 blocks of W.
+    r: the warm start on entry (m entries), the answer on return; state: the form's state (W form: m entries,
+    rows form: n), that of the answer on return.
+    Returns (status, sweeps, error). Allocates nothing unless a sweep past the first few runs (a resting step's
+    solve: the caller's scratch only)."""
     m = q.shape[0]
     nc = m // 2
-    r = np.zeros(m)
-    for i in range(m):
-        r[i] = r0[i]
-    state = np.empty(ns)
-    u = np.empty(m)
     qn = 0.0
     dmax = 0.0
     for i in range(m):
         qn = max(qn, abs(q[i]))
         dmax = max(dmax, blk[i // 2, 0 if i % 2 == 0 else 3])
     norm = max(1.0, qn)
-    skip = np.zeros(nc, dtype=np.bool_)
+    thr = 1e-14 * dmax  # a contact whose blk[c, 0] is not above it is skipped (r = 0): it cannot act on anything
     for c in range(nc):
-        if not (blk[c, 0] > 1e-14 * dmax):
-            skip[c] = True
+        if not (blk[c, 0] > thr):
             r[2 * c] = 0.0
             r[2 * c + 1] = 0.0
         elif r[2 * c] < 0.0:
             r[2 * c] = 0.0
     # an error that only decides whether to go on (err > tol) stops at the first contact that shows it,
     # the scan starting where the last one stopped; only the extrapolation's sweeps need its value
-    e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, 0)
+    e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, mu, nc, norm, tol, 0)
     err = e / norm
     if err <= tol:
-        return r, SOLVED, 0, err, state
+        return SOLVED, 0, err
     # the momentum (rows form) keeps the last sweep's iterate in r1 with its state in statex, and y in rx;
     # the extrapolation (W form) its last iterates in r1, r2. Allocated at the first sweep that writes them
     # (MOMENTUM_FROM, EXTRAPOLATE_FROM - 2): a resting step's one or two sweeps allocate none of the four
+    # (until then empty views of the state: no allocation either)
     momentum = _rows_form_of(rp)
-    r1 = r2 = rx = statex = np.empty(0)
+    r1 = r2 = rx = statex = state[:0]
     history_from = MOMENTUM_FROM if momentum else EXTRAPOLATE_FROM - 2
     t = 1.0
     step = np.inf
@@ -252,8 +254,8 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
         swept_from_y = momentum and it > MOMENTUM_FROM
         if swept_from_y:
             t1 = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-            _momentum_point(r, r1, state, statex, (t - 1.0) / t1, mu, skip, cp, cc, cv, nc, rx)
-        _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc)
+            _momentum_point(r, r1, state, statex, (t - 1.0) / t1, mu, blk, thr, cp, cc, cv, nc, rx)
+        _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, thr, mu, nc)
         if swept_from_y:
             step1 = 0.0
             for i in range(m):
@@ -264,26 +266,26 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r0, tol, max_iter, ns):
             r1[:] = r
             statex[:] = state
         first = -1 if not momentum and _extrapolation_due(it) else at
-        e, at = _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first)
+        e, at = _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, norm, tol, first)
         err = e / norm
         if err <= tol:
             # drop the drift of the incremental update
-            e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, first)
+            e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, mu, nc, norm, tol, first)
             err = e / norm
             if err <= tol:
-                return r, SOLVED, it, err, state
+                return SOLVED, it, err
         at = max(at, 0)
         if momentum:
             continue
         if _extrapolation_due(it) and _extrapolated(r, r1, r2, mu, nc, rx):
-            errx = _exact_error(rp, rc, rv, cp, cc, cv, q, rx, statex, u, mu, nc, norm, tol, -1)[0] / norm
+            errx = _exact_error(rp, rc, rv, cp, cc, cv, q, rx, statex, mu, nc, norm, tol, -1)[0] / norm
             if errx < err:
                 r[:] = rx
                 state[:] = statex
                 err = errx
         _keep_history(it, r, r1, r2)
-    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, u, mu, nc, norm, tol, -1)[0] / norm
-    return r, (SOLVED if err <= tol else ITERATION_CAP), it, err, state
+    err = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, mu, nc, norm, tol, -1)[0] / norm
+    return (SOLVED if err <= tol else ITERATION_CAP), it, err
 
 
 # the sweeps' small helpers are inlined by numba: a call passes its arrays with reference counts,
@@ -312,18 +314,38 @@ def _exact_dv(cptr, ccol, cval, r, dv):
 
 
 @numba.njit(cache=True, inline='always')
-def _scan_residuals(rcols, rvals, rnnz, q, dv, u, r, mu, nc, norm, tol, first):
-    """(the largest contact residual, the contact where the scan stopped) of u (rows: u = q + H dv, computed
-    here contact by contact; else u as it is). first >= 0: the scan goes from contact first on (wrapping
-    round) and stops at the first contact whose residual / norm exceeds tol, the largest so far returned:
-    enough to decide err > tol (x / norm is monotone in x), and the same decision as the whole scan;
+def _scan_residuals(rcols, rvals, rnnz, q, dv, r, mu, nc, norm, tol, first):
+    """(the largest contact residual, the contact where the scan stopped) of u = q + H dv (the rows form's,
+    computed here contact by contact, kept nowhere). first >= 0: the scan goes from contact first on
+    (wrapping round) and stops at the first contact whose residual / norm exceeds tol, the largest so far
+    returned: enough to decide err > tol (x / norm is monotone in x), and the same decision as the whole scan;
     first < 0: every contact, the largest exactly (fc2d_largest_residual's number: a maximum in any order)."""
     res = 0.0
     stop = first >= 0
     c = first if stop else 0
     for _ in range(nc):
         i = 2 * c
-        _contact_u(rcols, rvals, rnnz, q, dv, u, i)
+        uN = q[i] + _row_dot(rcols, rvals, rnnz, i, dv)
+        uT = q[i + 1] + _row_dot(rcols, rvals, rnnz, i + 1, dv)
+        e = fc2d_contact_residual(r[i], r[i + 1], uN, uT, mu[c])
+        if not np.isfinite(e):
+            return np.inf, c
+        if e > res:
+            res = e
+        if stop and e / norm > tol:
+            return res, c
+        c = c + 1 if c + 1 < nc else 0
+    return res, -1
+
+
+@numba.njit(cache=True, inline='always')
+def _scan_u(u, r, mu, nc, norm, tol, first):
+    """_scan_residuals of the W form's u (its state)."""
+    res = 0.0
+    stop = first >= 0
+    c = first if stop else 0
+    for _ in range(nc):
+        i = 2 * c
         e = fc2d_contact_residual(r[i], r[i + 1], u[i], u[i + 1], mu[c])
         if not np.isfinite(e):
             return np.inf, c
@@ -373,17 +395,39 @@ def nsgs_fc2d_rows_dv(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, m
     computed with (the columns added in the rows' order from 0, zero entries of r skipped); the stepper's
     v_new = v_free + dv then needs no pass of its own over X's columns."""
     m = q.shape[0]
+    r = np.zeros(m)
+    dv = np.zeros(n)
+    if r0.shape[0] < m:
+        return r, BAD_INPUT, 0, np.inf, dv
+    for i in range(m):
+        r[i] = r0[i]
+    st, it, err = nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, q, mu, r, tol, max_iter, blk, dv)
+    return r, st, it, err, dv
+
+
+@numba.njit(cache=True)
+def nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, q, mu, r, tol, max_iter, blk, dv):
+    """nsgs_fc2d_rows_dv in the caller's arrays (the stepper's scratch: a resting step allocates nothing):
+    r holds the warm start on entry (exactly m entries) and the answer (or, not SOLVED, the last iterate) on
+    return, dv (n entries) X r of the answer as nsgs_fc2d_rows_dv returns it; the same numbers as
+    nsgs_fc2d_rows_dv. Returns (status, sweeps, error); BAD_INPUT leaves r and dv zero."""
+    m = q.shape[0]
     nc = m // 2
-    if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r0.shape[0] < m or mu.shape[0] < nc:
-        return np.zeros(m), BAD_INPUT, 0, np.inf, np.zeros(n)
+    if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r.shape[0] != m or mu.shape[0] < nc:
+        r[:] = 0.0
+        dv[:] = 0.0
+        return BAD_INPUT, 0, np.inf
     for i in range(m):
         if not np.isfinite(q[i]):
-            return np.zeros(m), BAD_INPUT, 0, np.inf, np.zeros(n)
+            r[:] = 0.0
+            dv[:] = 0.0
+            return BAD_INPUT, 0, np.inf
     if nc == 0:
-        return np.zeros(m), SOLVED, 0, 0.0, np.zeros(n)
+        dv[:] = 0.0
+        return SOLVED, 0, 0.0
     if blk.shape[0] != nc:
-        blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, n, nc)
-    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, blk, q, mu, r0, tol, max_iter, n)
+        blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, dv.shape[0], nc)
+    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, blk, q, mu, r, dv, tol, max_iter)
 
 
 # The forms' operations on their state, chosen by numba when it types _nsgs (one machine code per form):
@@ -407,10 +451,10 @@ def _rows_form_of_impl(rp):
 
 
 @numba.njit(cache=True, inline='always')
-def _momentum_point(r, r1, state, s1, beta, mu, skip, cp, cc, cv, nc, y):
+def _momentum_point(r, r1, state, s1, beta, mu, blk, thr, cp, cc, cv, nc, y):
     """r = y = x + beta (x - r1) projected onto the cones (x = r on entry, the last sweep's iterate; r1 the one
     before), its state the same combination of theirs with the columns of what the projection moved;
-    r1, s1 = x and its state."""
+    r1, s1 = x and its state. (A contact with blk[c, 0] not above thr is skipped: r = 0.)"""
     for j in range(state.shape[0]):
         dj = state[j] - s1[j]
         s1[j] = state[j]
@@ -420,7 +464,7 @@ def _momentum_point(r, r1, state, s1, beta, mu, skip, cp, cc, cv, nc, y):
         xN, xT = r[i], r[i + 1]
         yN = xN + beta * (xN - r1[i])
         yT = xT + beta * (xT - r1[i + 1])
-        pN = 0.0 if skip[c] else max(yN, 0.0)
+        pN = 0.0 if not (blk[c, 0] > thr) else max(yN, 0.0)
         lim = max(mu[c], 0.0) * pN
         pT = min(max(yT, -lim), lim)
         r1[i], r1[i + 1] = xN, xT
@@ -432,11 +476,11 @@ def _momentum_point(r, r1, state, s1, beta, mu, skip, cp, cc, cv, nc, y):
             _add_column(cp, cc, cv, i + 1, pT - yT, state)
 
 
-def _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first):
-    """_scan_residuals of the iterate (u: the rows form's scratch)."""
+def _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, norm, tol, first):
+    """_scan_residuals (W form: _scan_u) of the iterate."""
 
 
-def _exact_error(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
+def _exact_error(rp, rc, rv, cp, cc, cv, q, x, state, mu, nc, norm, tol, first):
     """The state of r = x computed afresh (no drift of the updates), and _scan_residuals of it."""
 
 
@@ -449,30 +493,17 @@ def _contact_solve(blk, c, uN, uT, r, mu):
     return _local_solve(a, b, bp, d, uN - a * rN - b * rT, uT - bp * rN - d * rT, mu[c], mu[c] <= 0.0)
 
 
-def _contact_u(rp, rc, rv, q, dv, u, i):
-    """The rows form: u[i], u[i + 1] = q + H dv on the rows i, i + 1 (the W form keeps u)."""
-
-
-@overload(_contact_u, inline="always")
-def _contact_u_of(rp, rc, rv, q, dv, u, i):
-    if _rows_form(rp):
-        def contact_u_rows(rp, rc, rv, q, dv, u, i):
-            u[i] = q[i] + _row_dot(rp, rc, rv, i, dv)
-            u[i + 1] = q[i + 1] + _row_dot(rp, rc, rv, i + 1, dv)
-        return contact_u_rows
-    return lambda rp, rc, rv, q, dv, u, i: None
-
-
-def _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
-    """One sweep of local solves, contact by contact, the state kept up to date."""
+def _sweep(rp, rc, rv, cp, cc, cv, q, state, r, blk, thr, mu, nc):
+    """One sweep of local solves, contact by contact, the state kept up to date (contacts with blk[c, 0] not
+    above thr skipped)."""
 
 
 @overload(_sweep)
-def _sweep_of(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
+def _sweep_of(rp, rc, rv, cp, cc, cv, q, state, r, blk, thr, mu, nc):
     if _rows_form(rp):
-        def sweep_rows(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
+        def sweep_rows(rp, rc, rv, cp, cc, cv, q, state, r, blk, thr, mu, nc):
             for c in range(nc):
-                if skip[c]:
+                if not (blk[c, 0] > thr):
                     continue
                 iN = 2 * c
                 nN, nT = _contact_solve(blk, c, q[iN] + _row_dot(rp, rc, rv, iN, state),
@@ -487,9 +518,9 @@ def _sweep_of(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
                     _add_column(cp, cc, cv, iN + 1, dT, state)
         return sweep_rows
 
-    def sweep_w(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
+    def sweep_w(rp, rc, rv, cp, cc, cv, q, state, r, blk, thr, mu, nc):
         for c in range(nc):
-            if skip[c]:
+            if not (blk[c, 0] > thr):
                 continue
             iN = 2 * c
             nN, nT = _contact_solve(blk, c, state[iN], state[iN + 1], r, mu)
@@ -503,23 +534,23 @@ def _sweep_of(rp, rc, rv, cp, cc, cv, q, state, r, blk, skip, mu, nc):
 
 
 @overload(_error)
-def _error_of(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first):
+def _error_of(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, norm, tol, first):
     if _rows_form(rp):
-        return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first: _scan_residuals(
-            rp, rc, rv, q, state, u, r, mu, nc, norm, tol, first)
-    return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, u, norm, tol, first: _scan_residuals(
-        rp, rc, rv, q, state, state, r, mu, nc, norm, tol, first)
+        return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, norm, tol, first: _scan_residuals(
+            rp, rc, rv, q, state, r, mu, nc, norm, tol, first)
+    return lambda rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, norm, tol, first: _scan_u(
+        state, r, mu, nc, norm, tol, first)
 
 
 @overload(_exact_error)
-def _exact_error_of(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
+def _exact_error_of(rp, rc, rv, cp, cc, cv, q, x, state, mu, nc, norm, tol, first):
     if _rows_form(rp):
-        def exact_rows(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
+        def exact_rows(rp, rc, rv, cp, cc, cv, q, x, state, mu, nc, norm, tol, first):
             _exact_dv(cp, cc, cv, x, state)
-            return _scan_residuals(rp, rc, rv, q, state, u, x, mu, nc, norm, tol, first)
+            return _scan_residuals(rp, rc, rv, q, state, x, mu, nc, norm, tol, first)
         return exact_rows
 
-    def exact_w(rp, rc, rv, cp, cc, cv, q, x, state, u, mu, nc, norm, tol, first):
+    def exact_w(rp, rc, rv, cp, cc, cv, q, x, state, mu, nc, norm, tol, first):
         csr_matvec_plus(rp, rc, rv, x, q, state)
-        return _scan_residuals(rp, rc, rv, q, state, state, x, mu, nc, norm, tol, first)
+        return _scan_u(state, x, mu, nc, norm, tol, first)
     return exact_w
