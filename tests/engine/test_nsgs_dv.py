@@ -70,11 +70,11 @@ def test_in_place_form_is_rows_dv_bit_for_bit(seed):
     assert solved >= 2
 
 
-@pytest.mark.parametrize("maxit", [None, 2])
+@pytest.mark.parametrize("maxit", [None, 1])
 def test_stepper_velocities_meet_the_contact_law(maxit):
     """10 boxes falling, landing and resting: after each step problem on the rows, v_new − v_free = M⁻¹Hᵀλ (numpy,
     dense) to round-off and u = q + H (v_new − v_free) meets Signorini-Coulomb at the stepper's tolerance.
-    maxit = 2: NSGS stops short on the landing and the general path (Lemke) answers; v_new, NSGS's scratch for its
+    maxit = 1: NSGS stops short on the landing and the general path (Lemke) answers; v_new, NSGS's scratch for its
     dv meanwhile, must be back at v_free for it (else v_new − v_free would hold NSGS's dv on top of M⁻¹Hᵀλ)."""
     model = compile_scene(HEAPS["box_pyramid"](4))
     ma = model.arrays
@@ -106,4 +106,4 @@ def test_stepper_velocities_meet_the_contact_law(maxit):
         solved += 1
     assert solved >= 30
     assert (dat.lamN > 0.0).sum() >= 20   # at rest, loaded
-    assert maxit is None or stalled >= 3
+    assert maxit is None or stalled >= 2

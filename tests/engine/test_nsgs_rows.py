@@ -149,13 +149,12 @@ def test_residual_scan_decides_as_the_whole_scan():
         errs = np.array([fc2d_contact_residual(r[2 * c], r[2 * c + 1], u_all[2 * c], u_all[2 * c + 1], p["mu"][c])
                          for c in range(20)])
         norm = max(1.0, np.abs(p["q"]).max())
-        u = np.empty(40)
-        full, at = _scan_residuals(p["rcols"], p["rvals"], p["rnnz"], p["q"], dv, u, r, p["mu"], 20, norm, 0.0, -1)
+        full, at = _scan_residuals(p["rcols"], p["rvals"], p["rnnz"], p["q"], dv, r, p["mu"], 20, norm, 0.0, -1)
         assert at == -1 and full == errs.max()
         np.testing.assert_allclose(full, fc2d_largest_residual(W @ r + p["q"], r, p["mu"], 20), rtol=1e-9)
         for tol in np.r_[np.sort(errs / norm)[[0, 5, 10, 19]], 0.0]:
             for first in (0, 7, 19):
-                e, at = _scan_residuals(p["rcols"], p["rvals"], p["rnnz"], p["q"], dv, u, r, p["mu"], 20, norm, tol,
+                e, at = _scan_residuals(p["rcols"], p["rvals"], p["rnnz"], p["q"], dv, r, p["mu"], 20, norm, tol,
                                         first)
                 assert (e / norm <= tol) == (full / norm <= tol)
                 if at >= 0:  # stopped at a contact over the tolerance, the first such one from `first` on
