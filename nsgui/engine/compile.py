@@ -35,6 +35,27 @@ def shape_circles(shape):
     return [(v, 0.0) for v in shape_vertices(shape)]
 
 
+# True: a rectangle centred on its body, its sides along the body's axes (a box shape without offset or
+# angle), is flagged on its candidates (contact_geometry.CF_HX, CF_HY: the stepping loop's rectangle_side, no
+# world edges; a resting 55-box pyramid's evaluate_near ~30 % cheaper than by shared edges). Off: its
+# round-off (~1e-16 m in the gaps) moves the hyperstatic box pyramid beyond round-off (Lemke's friction
+# forces by up to 5 N, rest velocities 5e-11 m/s, angles 4e-12 rad after 300 steps; docs/benchmarks.md,
+# session 19), so every polygon is computed by its edges, as before, bit for bit (tests compare the two)
+RECTANGLES = False
+
+
+def _rectangle(vs):
+    """(half width, half height) of the polygon vs if it is the box (-w, -h), (w, -h), (w, h), (-w, h),
+    else (0, 0)."""
+    if len(vs) != 4:
+        return 0.0, 0.0
+    w, h = float(vs[2][0]), float(vs[2][1])
+    box = ((-w, -h), (w, -h), (w, h), (-w, h))
+    if not (w > 0.0 and h > 0.0 and all(float(v[0]) == x and float(v[1]) == y for v, (x, y) in zip(vs, box))):
+        return 0.0, 0.0
+    return w, h
+
+
 def shape_vertices(shape):
     """Vertices (body frame, counter-clockwise) of a box or polygon; the two ends of a capsule."""
     off = np.asarray(shape.offset, float)
@@ -192,18 +213,26 @@ class Model:
         cands = []
         verts = []
 
+        blocks = {}  # (body, vertices) -> the start of its block in verts
+
         def b_side(bbody, shape):
             if shape.type in ("disk", "point"):
                 c = np.asarray(shape.offset, float)
                 return [codes.CIRCLE, bbody, 0, 0], [c[0], c[1], 0.0, 0.0, float(shape.radius or 0.0)]
             vs = shape_vertices(shape)
-            start = len(verts)
-            verts.extend(vs)
+            # one block per body's polygon, whatever the number of contacts against it: the stepping loop
+            # computes a polygon's world edges once per block (a pyramid's box is B in up to 6 contacts)
+            key = (bbody, tuple((float(v[0]), float(v[1])) for v in vs))
+            if key not in blocks:
+                blocks[key] = len(verts)
+                verts.extend(vs)
+            start = blocks[key]
             rb = float(shape.radius or 0.0) if shape.type == "capsule" else 0.0
             # the polygon's bounding radius about the body's origin (contact_geometry.CF_BOUND): what the
             # stepping loop's geometry skips candidates out of reach by
             bound = float(np.sqrt((np.asarray(vs, float) ** 2).sum(axis=1)).max())
-            return [codes.POLYGON, bbody, start, len(vs)], [bound, 0.0, 0.0, 0.0, rb]
+            hx, hy = _rectangle(vs) if RECTANGLES and rb == 0.0 else (0.0, 0.0)
+            return [codes.POLYGON, bbody, start, len(vs)], [bound, hx, hy, 0.0, rb]   # CF_B0 .. CF_B3, CF_RB
 
         for ci_, con in enumerate(scene.contacts):
             a_body = self.body_index[con.a.body]

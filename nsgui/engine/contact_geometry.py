@@ -17,6 +17,9 @@ from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI
 # a polygon candidate's CF_B0: the polygon's bounding radius about its body's origin (its vertices' largest
 # norm; the feature's geometry does not read it)
 CF_BOUND = CF_B0
+# a polygon candidate's CF_B1, CF_B2: the half width and half height of a rectangle centred on its body's
+# origin, its sides along the body's axes (compile.py; 0 for any other polygon): rectangle_side, no edges
+CF_HX, CF_HY = CF_B1, CF_B2
 
 # a polygon's edges in the world frame, one row per edge k (vertex k to vertex k + 1): what the gaps of
 # every point against it share (evaluation computes them once per polygon, not once per candidate point)
@@ -93,6 +96,9 @@ def feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb,
     costs its reference counts (~5 ns), as much as a candidate's arithmetic."""
     if bt != POLYGON:
         return point_feature_geometry(bt, cx, cy, ra, rb, f0, f1, f2, f3, on_b, bpx, bpy, cb, sb)
+    if f1 > 0.0 and on_b:  # a rectangle on its body (CF_HX, CF_HY): as evaluation's loop computes it
+        sd, nx, ny = rectangle_side(cx - bpx, cy - bpy, cb, sb, f1, f2)
+        return surface_points(sd, nx, ny, cx, cy, ra, rb)
     # POLYGON (vertices local to body b, counter-clockwise)
     edges = np.empty((nv, N_EDGE))
     polygon_edges(verts, v0, nv, on_b, bpx, bpy, cb, sb, edges, 0)
@@ -216,3 +222,35 @@ def polygon_side(cx, cy, edges, o0, nv):
     if nv < 3 and sd == 0.0 and nx == 0.0 and ny == 0.0:
         nx, ny = 0.0, 1.0
     return sd, nx, ny
+
+
+@njit(cache=True, inline="always")
+def rectangle_side(dx, dy, cb, sb, hx, hy):
+    """polygon_side of the point at (dx, dy) from the origin of a body rotated by (cb, sb) against the
+    rectangle |x| <= hx, |y| <= hy of its frame (compile.py's box polygon (-hx, -hy), (hx, -hy), (hx, hy),
+    (-hx, hy)), without its world edges: the point in the body's frame, each face's signed distance a
+    subtraction, each normal a column of the rotation. The same rules as polygon_side (the faces tried in
+    its edge order, so the same face wins a tie; outside, the face's normal and distance when the closest
+    point is inside that face, else the direction from the corner), its numbers to round-off (~1e-16 m)."""
+    lx = cb * dx + sb * dy
+    ly = cb * dy - sb * dx
+    best, nx, ny = -ly - hy, sb, -cb   # bottom (edge 0), right, top, left
+    s = lx - hx
+    if s > best:
+        best, nx, ny = s, cb, sb
+    s = ly - hy
+    if s > best:
+        best, nx, ny = s, -sb, cb
+    s = -lx - hx
+    if s > best:
+        best, nx, ny = s, -cb, -sb
+    if best <= 0.0:
+        return best, nx, ny
+    ox = lx - hx if lx > hx else (lx + hx if lx < -hx else 0.0)   # beyond the faces, in the body's frame
+    oy = ly - hy if ly > hy else (ly + hy if ly < -hy else 0.0)
+    if ox == 0.0 or oy == 0.0:
+        return best, nx, ny   # the closest point on one face (the largest distance's): its normal
+    d = np.sqrt(ox * ox + oy * oy)
+    if d > 1e-14:  # beyond a corner: the direction from it (polygon_side's _unit_or)
+        return d, (cb * ox - sb * oy) / d, (sb * ox + cb * oy) / d
+    return 0.0, nx, ny

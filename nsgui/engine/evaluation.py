@@ -6,8 +6,8 @@ from numba import njit
 
 from .codes import (CF_ALX, CF_ALY, CF_B0, CF_B1, CF_B2, CF_B3, CF_RA, CF_RB, CI_ABODY, CI_BBODY, CI_BTYPE,
                     CI_VCOUNT, CI_VSTART, FS_ACTIVATION, FS_GAMMA, FS_H, FS_PROJ_TOL, IS_CONST_M, LIMIT, POLYGON)
-from .contact_geometry import (CF_BOUND, body_point, limit_geometry, point_feature_geometry, polygon_edges,
-                               polygon_side, surface_points)
+from .contact_geometry import (CF_BOUND, CF_HX, CF_HY, body_point, limit_geometry, point_feature_geometry,
+                               polygon_edges, polygon_side, rectangle_side, surface_points)
 from .dynamics import body_kinematics, com_terms, element_forces
 
 
@@ -189,11 +189,11 @@ def _polygon_geometry(m, d, skipping, live=None, nlive=-1):
     threshold = max(m.fs[FS_ACTIVATION], 0.0)
     deepest = -m.fs[FS_PROJ_TOL]
     skipped = deep = False
-    # each polygon's world edges, computed for its first candidate point and read by the others (a box
-    # against a box: 4 points share them); a polygon is verts[v0:v0 + nv] of one contact's B side
+    # each polygon's world edges, computed for its first candidate point and read by the others; a polygon
+    # is verts[v0:v0 + nv], one block per body's shape (compile.py: the points of every contact against it
+    # share it). The flags are cleared at the first polygon that is no rectangle (none in a box pyramid)
     edges, done = d.edges, d.edge_done
-    for i in range(done.shape[0]):
-        done[i] = False
+    cleared = False
     for i in range(live_count(ci.shape[0], nlive)):
         c = live_candidate(live, nlive, i)
         if ci[c, CI_BTYPE] != POLYGON:
@@ -217,11 +217,19 @@ def _polygon_geometry(m, d, skipping, live=None, nlive=-1):
                 nx = ny = 0.0
                 pax, pay, pbx, pby = cx, cy, cx, cy
         if not far:
-            v0, nv = ci[c, CI_VSTART], ci[c, CI_VCOUNT]
-            if not done[v0]:
-                polygon_edges(verts, v0, nv, b >= 0, bpx, bpy, cb, sb, edges, v0)
-                done[v0] = True
-            sd, nx, ny = polygon_side(cx, cy, edges, v0, nv)
+            hx = cf[c, CF_HX]
+            if hx > 0.0 and b >= 0:  # a rectangle centred on its body: no world edges (their square roots, divisions)
+                sd, nx, ny = rectangle_side(cx - bpx, cy - bpy, cb, sb, hx, cf[c, CF_HY])
+            else:
+                v0, nv = ci[c, CI_VSTART], ci[c, CI_VCOUNT]
+                if not cleared:
+                    for k in range(done.shape[0]):
+                        done[k] = False
+                    cleared = True
+                if not done[v0]:  # (one block per body's polygon, compile.py: every point against it shares it)
+                    polygon_edges(verts, v0, nv, b >= 0, bpx, bpy, cb, sb, edges, v0)
+                    done[v0] = True
+                sd, nx, ny = polygon_side(cx, cy, edges, v0, nv)
             g, nx, ny, pax, pay, pbx, pby = surface_points(sd, nx, ny, cx, cy, cf[c, CF_RA], cf[c, CF_RB])
         _keep_geometry(c, g, nx, ny, pax, pay, pbx, pby, gap, nrm, pa, pb)
         if g < deepest:
