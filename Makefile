@@ -41,12 +41,17 @@ system-deps:
 # The wheel smoke test (a fresh venv outside the checkout, which compiles its own kernels) runs beside
 # the checkout's warm-up, each compile on its own core (~7 min saved on a fresh 2-core machine); its
 # output is printed when both are done, so pytest's summary stays last. Either failing fails the target.
+# pytest on PYTEST_WORKERS pytest-xdist workers (`make test PYTEST_WORKERS=0`: one process); --dist loadfile
+# keeps a file's tests in one worker, so the windows and runs its class and module fixtures share are made
+# once; each worker starts its own Xvfb (pytest-xvfb) and has its own display ticks' budget.
+PYTEST_WORKERS ?= 2
+
 test: system-deps $(STAMP)
 	@$(PY) tests/wheel_smoke.py > $(VENV)/wheel-smoke.log 2>&1 & smoke=$$!; \
 	$(PY) -m nsgui.engine.warmup; warm=$$?; \
 	wait $$smoke; wheel=$$?; cat $(VENV)/wheel-smoke.log; \
 	[ $$warm -eq 0 ] && [ $$wheel -eq 0 ]
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 wheel-smoke: $(STAMP)
 	$(PY) tests/wheel_smoke.py
