@@ -44,45 +44,54 @@ def mismatch(a, b):
     return float((np.abs((a[:, :, :3] - b[:, :, :3].astype(float)) @ luma) > 40).mean())
 
 
-@pytest.mark.parametrize("ext", ["mp4", "gif"])
-def test_video_frames_have_one_size_and_show_the_view_at_their_time(window, tmp_path, ext):
-    """Default scene, 0-3 s, while the live display draws reduced frames of changing sizes (as it
-    does when rendering is slow and the progress dialog lets its timer fire): before the fix the
-    MP4 failed ("All images in a movie should have same size") and the GIF pasted small frames
-    over stale full-size ones."""
-    from nsgui.views import exports
-    assert window.open_scene(DEFAULT)
-    run_to(window, 3.0)
-    view, ctrl = window.view3d, window.controller
-    display = view.display
-    display.render_now(0.5)
-    scales = iter([0.75, 0.5, 1.0] * 100)
+class TestOneWindow:
+    """Both formats on one window (`class_window`; a window of its own costs a set-up and a spawned
+    simulation process that loads the kernels again): each opens the default scene and runs it first,
+    and puts the live display back at full size at its end (asserted)."""
 
-    def progress(_fraction):
-        display.render_now(next(scales))  # the live display's own frames in between
-        return True
+    @pytest.fixture
+    def window(self, class_window):
+        return class_window
 
-    size = (480, 360)
-    path = str(tmp_path / f"run.{ext}")
-    n = exports.export_video(view, ctrl, path, fps=5, t0=0.0, t1=3.0, progress=progress, size=size)
-    times = exports.video_frame_times(0.0, 3.0, 5, 1.0)
-    assert n == len(times) == 16
-    frames, shown = read_frames(path)
-    assert len(frames) == n and sum(shown) == pytest.approx(1000 * n / 5, abs=10 * n)
-    assert {f.shape for f in frames} == {(size[1], size[0], 3)}
-    rec = ctrl.recorder
-    refs = []
-    for t in times:
-        view.show_row(rec.row_at_time(t))
-        refs.append(view.render_image(size)[:, :, :3])
-    errors = [mismatch(f, r) for f, r in zip(frames, refs)]
-    assert max(errors) < SAME, errors
-    # the view moves from each frame to the next, far more than a frame differs from its reference
-    steps = [mismatch(a, b) for a, b in zip(refs, refs[1:])]
-    assert min(steps) > max(10 * max(errors), SAME), (steps, errors)
-    # the live display is back at the widget's size
-    display.render_now(1.0)
-    assert tuple(view.canvas.size) == view.view_size()
+    @pytest.mark.parametrize("ext", ["mp4", "gif"])
+    def test_video_frames_have_one_size_and_show_the_view_at_their_time(self, window, tmp_path, ext):
+        """Default scene, 0-3 s, while the live display draws reduced frames of changing sizes (as it
+        does when rendering is slow and the progress dialog lets its timer fire): before the fix the
+        MP4 failed ("All images in a movie should have same size") and the GIF pasted small frames
+        over stale full-size ones."""
+        from nsgui.views import exports
+        assert window.open_scene(DEFAULT)
+        run_to(window, 3.0)
+        view, ctrl = window.view3d, window.controller
+        display = view.display
+        display.render_now(0.5)
+        scales = iter([0.75, 0.5, 1.0] * 100)
+
+        def progress(_fraction):
+            display.render_now(next(scales))  # the live display's own frames in between
+            return True
+
+        size = (480, 360)
+        path = str(tmp_path / f"run.{ext}")
+        n = exports.export_video(view, ctrl, path, fps=5, t0=0.0, t1=3.0, progress=progress, size=size)
+        times = exports.video_frame_times(0.0, 3.0, 5, 1.0)
+        assert n == len(times) == 16
+        frames, shown = read_frames(path)
+        assert len(frames) == n and sum(shown) == pytest.approx(1000 * n / 5, abs=10 * n)
+        assert {f.shape for f in frames} == {(size[1], size[0], 3)}
+        rec = ctrl.recorder
+        refs = []
+        for t in times:
+            view.show_row(rec.row_at_time(t))
+            refs.append(view.render_image(size)[:, :, :3])
+        errors = [mismatch(f, r) for f, r in zip(frames, refs)]
+        assert max(errors) < SAME, errors
+        # the view moves from each frame to the next, far more than a frame differs from its reference
+        steps = [mismatch(a, b) for a, b in zip(refs, refs[1:])]
+        assert min(steps) > max(10 * max(errors), SAME), (steps, errors)
+        # the live display is back at the widget's size
+        display.render_now(1.0)
+        assert tuple(view.canvas.size) == view.view_size()
 
 
 def run_render(args, tmp_path):
