@@ -171,7 +171,7 @@ def test_export_asked_during_a_run_pauses_and_writes_the_whole_history(window, s
     c = window.controller
     window.set_speed(None)
     window.play()
-    qtbot.waitUntil(lambda: c.recorder is not None and len(c.recorder) > 3000, timeout=60000)
+    qtbot.waitUntil(lambda: c.recorder is not None and len(c.recorder) > 3000, timeout=280_000)  # a first run (spawn)
     path = str(tmp_path / "live.csv")
     monkeypatch.setattr(mw.QFileDialog, "getSaveFileName", lambda *a, **k: (path, ""))
     monkeypatch.setattr(engine_export, "CHUNK_ROWS", 256)
