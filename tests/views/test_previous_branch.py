@@ -35,7 +35,7 @@ def branch_in_default_scene(window):
     window.scene_tree.set_field(("contacts", i), "restitution", 0.2)
     assert window.resume_from_here()
     c.run_until(0.3)
-    assert c.flush(timeout=60)
+    assert c.flush(timeout=280)  # returns when the rows are in (a new process may load the kernels)
     assert c.previous is not None and dashed_points(window) > 0  # the old branch is drawn dashed
     assert window.act_discard.isEnabled()
 
@@ -51,13 +51,13 @@ class TestOneWindow:
         if how == "open another scene":
             assert window.open_scene(os.path.join(SCENES, "bouncing_ball.json"))
             c.run_until(0.3)
-            assert c.flush(timeout=60)
+            assert c.flush(timeout=280)  # returns when the rows are in (a new process may load the kernels)
         elif how == "new":
             window.document.new()  # the editor's File ▸ New
         else:
             assert window.reset_simulation()
             c.run_until(0.3)
-            assert c.flush(timeout=60)
+            assert c.flush(timeout=280)  # returns when the rows are in (a new process may load the kernels)
         assert c.previous is None
         assert dashed_points(window) == 0
         assert not window.act_discard.isEnabled()
