@@ -37,11 +37,12 @@ def shape_circles(shape):
 
 # True: a rectangle centred on its body, its sides along the body's axes (a box shape without offset or
 # angle), is flagged on its candidates (contact_geometry.CF_HX, CF_HY: the stepping loop's rectangle_side, no
-# world edges; a resting 55-box pyramid's evaluate_near ~30 % cheaper than by shared edges). Off: its
-# round-off (~1e-16 m in the gaps) moves the hyperstatic box pyramid beyond round-off (Lemke's friction
-# forces by up to 5 N, rest velocities 5e-11 m/s, angles 4e-12 rad after 300 steps; docs/benchmarks.md,
-# session 19), so every polygon is computed by its edges, as before, bit for bit (tests compare the two)
-RECTANGLES = False
+# world edges, their square roots and divisions; a resting 55-box pyramid's evaluate_near ~35 % cheaper than
+# by shared edges). Its gaps differ from the edges' by round-off (~1e-16 m), which a statically indeterminate
+# pile turns into another valid force split (Lemke's friction forces by up to 5 N in the box pyramid); the
+# physics figures stay (docs/benchmarks.md, session 19). False computes every polygon by its edges (tests
+# compare the two)
+RECTANGLES = True
 
 
 def _rectangle(vs):
