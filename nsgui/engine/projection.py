@@ -31,19 +31,13 @@ DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds 
 ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
 
 
-@njit(cache=True)
-def anchor_contacts(m, d, nact):
-    """At the start of a step, for each active candidate d.act[:nact]: its contact points as material
-    points of its two bodies (body-frame coordinates), their separation, and whether it was pushed in
-    the last step (d.anchor, AN_* columns). The material points and separation are read for a sticking
-    frictional contact only (_kind 2: its tangent row and drift); a frictionless one's are not written."""
-    kin = d.kin
-    anchor_into(m.ci, m.cf, kin.pos, kin.cs, d.anchor, d.act, nact, d.pa, d.pb, d.lamN)
-
-
 @njit(cache=True, inline="always")
 def anchor_into(ci, cf, pos, cs, anchor, act, nact, pa, pb, lamN):
-    """anchor_contacts compiled into its caller (stepper._active_rows: one call less a step). pos, cs: each
+    """At the start of a step, for each active candidate act[:nact]: its contact points as material
+    points of its two bodies (body-frame coordinates), their separation, and whether it was pushed in
+    the last step (anchor, AN_* columns). The material points and separation are read for a sticking
+    frictional contact only (_kind 2: its tangent row and drift); a frictionless one's are not written.
+    Compiled into its caller (stepper._active_rows: one call less a step). pos, cs: each
     body's position and cos and sin as body_kinematics computed them (cos_sin's numbers). The two bodies'
     points are written out, not looped over a tuple of (column, body, points): that tuple cost reference
     counts per contact."""

@@ -517,7 +517,7 @@ def _activation(m, d, live=None, nlive=-1):
 @njit(cache=True)
 def _active_rows(m, d, nact):
     """activate_contacts' rows of d.act[:nact] and whether each has friction (d.fric); returns whether
-    any has. With projection, also the contacts' anchors (projection.anchor_contacts' numbers). The friction
+    any has. With projection, also the contacts' anchors (projection.anchor_into). The friction
     test is summed in the rows' own pass and the anchors are written here, inlined: no second pass over
     HT and no call of its own (whose arrays cost reference counts)."""
     kin, act, pa, pb = d.kin, d.act, d.pa, d.pb
