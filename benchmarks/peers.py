@@ -69,14 +69,14 @@ PACKAGES = ("pymunk", "box2d", "mujoco", "numpy")
 DEFAULT_VENV = os.path.join(HERE, ".peers-venv")
 BEADS = (10, 50, 100, 200, 500, 1000)
 PYRAMID_ROWS = {"box_pyramid_55": 10}   # generated pyramids (make_heaps.box_pyramid(rows)): 55 boxes
-# generated piles (make_heaps.disk_pile(*args)), on request only: the 200-disk pile's landing steps take
-# Lemke 0.1-10 s of CPU each (solvers/fc2d_auto.py; docs/benchmarks.md, session 8)
-PILES = {"disk_pile_200": ()}
+# a dropped 200-disk pile (make_heaps.disk_pile()), on request only: its landing steps take Lemke 0.1-30 s
+# of CPU each (solvers/fc2d_auto.py; docs/benchmarks.md, sessions 8-16); the 200-disk example starts packed
+PILES = {"disk_pile_200_dropped": ()}
 DEFAULT_CASES = ("ball", "sliding_box", "double_pendulum", *(f"bead_column_{n}" for n in BEADS), "box_pyramid",
-                 *PYRAMID_ROWS, "disk_pile")
+                 *PYRAMID_ROWS, "disk_pile", "disk_pile_200")
 CASES = (*DEFAULT_CASES, *PILES)
 EXAMPLE_OF = {"ball": "bouncing_ball", "sliding_box": "sliding_box", "double_pendulum": "double_pendulum_wall"}
-AT_REST = ("sliding_box", "box_pyramid", *PYRAMID_ROWS, "disk_pile", *PILES)   # and the bead columns: heaps whose creep is read
+AT_REST = ("sliding_box", "box_pyramid", *PYRAMID_ROWS, "disk_pile", "disk_pile_200", *PILES)   # and the bead columns: heaps whose creep is read
 POINT_R = 1e-3       # the peers' disk for a point shape (the obstacles it touches move back by as much)
 MUJOCO_DEPTH = 0.2   # MuJoCo boxes are 3-D
 WARMUP_STEPS = 500   # nsgui: steps run once per case before the timed rounds

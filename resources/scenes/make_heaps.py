@@ -1,19 +1,22 @@
-"""Write box_pyramid.json (a pyramid of boxes with friction) and disk_pile.json (45 disks in a box, friction).
+"""Write box_pyramid.json (a pyramid of boxes with friction), disk_pile.json (45 disks dropped into a box,
+friction) and disk_pile_200.json (200 disks packed in a box, at rest from the start).
 
 Run from the repository root: `.venv/bin/python resources/scenes/make_heaps.py`.
-`box_pyramid(rows)` and `disk_pile(rows, per_row)` also make other sizes (the tests run small ones,
-benchmarks/peers.py the example files, a 55-box pyramid and the 200-disk pile `disk_pile()`). The piles
+`box_pyramid(rows)` and `disk_pile(rows, per_row, packed)` also make other sizes (the tests run small ones,
+benchmarks/peers.py the example files, a 55-box pyramid and the dropped 200-disk pile `disk_pile()`). The piles
 are hyperstatic (more contact rows than the disks' coordinates can separate): NSGS alone stalls on
 their landing steps, and the `auto` solver finishes those with Lemke (solvers/fc2d_auto.py). That costs
-O(contacts²) a pivot: the example is 45 disks (a few s of CPU to land, then 0.1 ms a step at rest);
-the 200-disk pile's landing steps take 0.1-10 s each (where Lemke on W ends on a ray, as at t = 0.204 s,
-the auto solver's Lemke on a slightly shifted W finishes). Scenes list their contact pairs explicitly (nsgui has no
-broad phase), so both heaps start close to where they settle and list every pair that can touch:
+O(contacts²) a pivot: the dropped example is 45 disks (a few s of CPU to land, then 0.03 ms a step at rest);
+a dropped 200-disk pile's landing steps take 0.1-30 s each (docs/benchmarks.md, sessions 8-16), so the
+200-disk example starts packed: every disk touching the two below it, at rest, as a poured pile has
+settled (its first steps take up the weight: ~300 NSGS sweeps, then 0-1 a step). Scenes list their contact
+pairs explicitly (nsgui has no broad phase), so the heaps start close to where they settle and list every
+pair that can touch:
 - the pyramid: each box with the two it stands on, and with its row neighbours (1 cm apart);
-- the pile: disks on a hexagonal lattice, each row 1 cm above its rest height; every pair closer than
-  2.5 r (the lattice's first neighbours; second ones are 2 sqrt(3) r apart), walls and ground for the
-  disks next to them; the walls are frictionless, so the ground carries the whole weight. The pile's
-  tests check that no pair left out ever comes closer than 2 r.
+- the piles: disks on a hexagonal lattice (each row 1 cm above its rest height, or packed); every pair
+  closer than 2.5 r (the lattice's first neighbours; second ones are 2 sqrt(3) r apart), walls and ground
+  for the disks next to them; the walls are frictionless, so the ground carries the whole weight. The
+  piles' tests check that no pair left out ever comes closer than 2 r.
 """
 from __future__ import annotations
 
@@ -34,7 +37,8 @@ BOX, BOX_MASS, BOX_GAP, BOX_MU = 0.2, 1.0, 0.01, 0.5
 PYRAMID_ROWS = 5                    # 15 boxes
 # pile: disks of radius R on a hexagonal lattice, in a box of inner width 2 R PER_ROW + PLAY
 R, DISK_MASS, DISK_MU, PER_ROW, PILE_ROWS, PLAY = 0.1, 1.0, 0.3, 10, 21, 0.01   # 11 x 10 + 10 x 9 = 200
-EXAMPLE_PILE = (10, 5)              # disk_pile.json: 10 rows of 5 and 4 disks
+EXAMPLE_PILE = (10, 5)              # disk_pile.json: 10 rows of 5 and 4 disks, dropped
+PACKED_PILE = (PILE_ROWS, PER_ROW)  # disk_pile_200.json: 200 disks, packed (at rest from the start)
 NEIGHBOUR = 2.5                     # pairs closer than NEIGHBOUR * R (centres) at the start are listed
 
 
@@ -90,14 +94,17 @@ def box_pyramid(rows: int = PYRAMID_ROWS) -> Scene:
         settings=Settings(dt=1e-3, duration=2.0))
 
 
-def pile_positions(rows: int = PILE_ROWS, per_row: int = PER_ROW):
+def pile_positions(rows: int = PILE_ROWS, per_row: int = PER_ROW, packed: bool = False):
     """Disk centres (x, y) row by row: even rows per_row disks spread over the width, odd rows
-    per_row - 1 disks in the pockets; row k rests sqrt(3) R above row k - 1 and starts DROP higher."""
+    per_row - 1 disks in the pockets; row k starts sqrt(3) R + DROP above row k - 1 (the first DROP above
+    the ground), or, packed, at its resting height: touching the two disks below it, at rest."""
     width = 2 * R * per_row + PLAY
     pitch = (width - 2 * R) / (per_row - 1)      # even rows: the end disks touch the walls
+    # packed: the rows' spacing where a disk touches the two below it (pitch > 2 R: a row's disks do not touch)
+    rise, drop = (math.sqrt(4 * R * R - pitch * pitch / 4), 0.0) if packed else (math.sqrt(3.0) * R + DROP, DROP)
     out = []
     for k in range(rows):
-        y = R + k * (math.sqrt(3.0) * R + DROP) + DROP
+        y = R + k * rise + drop
         if k % 2 == 0:
             xs = [R + i * pitch for i in range(per_row)]
         else:
@@ -113,8 +120,8 @@ def pile_pairs(positions):
             if (xi - xj) ** 2 + (yi - yj) ** 2 < lim]
 
 
-def disk_pile(rows: int = PILE_ROWS, per_row: int = PER_ROW) -> Scene:
-    positions, width = pile_positions(rows, per_row)
+def disk_pile(rows: int = PILE_ROWS, per_row: int = PER_ROW, packed: bool = False) -> Scene:
+    positions, width = pile_positions(rows, per_row, packed)
     bodies, joints, contacts, q0 = [], [], [], {}
     walls = [("ground", 1, 0.0), ("left", 0, -width / 2), ("right", 0, width / 2)]
     for i, (x, y) in enumerate(positions):
@@ -138,11 +145,14 @@ def disk_pile(rows: int = PILE_ROWS, per_row: int = PER_ROW) -> Scene:
         name=f"Disk pile ({n} disks)",
         description=(f"{n} disks (r = {R} m, m = {DISK_MASS} kg, inertia from the disk) on free joints in a box "
                      f"{width:g} m wide ({PLAY} m wider than {per_row} disks), on a hexagonal lattice of {rows} rows "
-                     f"({per_row} and {per_row - 1} disks); every row starts {DROP} m above its rest height and "
-                     f"settles. Contacts: ground, walls and first neighbours; mu = {DISK_MU} (the walls are "
+                     f"({per_row} and {per_row - 1} disks); "
+                     + ("every disk starts at rest touching the two below it (the pile as poured and settled: "
+                        "it takes up its weight in the first steps and stays). " if packed else
+                        f"every row starts {DROP} m above its rest height and settles. ")
+                     + f"Contacts: ground, walls and first neighbours; mu = {DISK_MU} (the walls are "
                      "frictionless), restitution 0. At rest the ground carries the whole weight and nothing "
                      "creeps. Generated by make_heaps.py "
-                     "(disk_pile(rows, per_row))."),
+                     f"(disk_pile(rows, per_row{', packed=True' if packed else ''}))."),
         bodies=bodies, joints=joints,
         obstacles=[Obstacle(name="ground", type="ground", point=[0.0, 0.0], normal=[0.0, 1.0]),
                    Obstacle(name="left", type="wall", point=[-width / 2, 0.0], normal=[1.0, 0.0]),
@@ -152,7 +162,8 @@ def disk_pile(rows: int = PILE_ROWS, per_row: int = PER_ROW) -> Scene:
 
 
 def main() -> None:
-    for name, scene in (("box_pyramid", box_pyramid()), ("disk_pile", disk_pile(*EXAMPLE_PILE))):
+    for name, scene in (("box_pyramid", box_pyramid()), ("disk_pile", disk_pile(*EXAMPLE_PILE)),
+                        ("disk_pile_200", disk_pile(*PACKED_PILE, packed=True))):
         problems = validate_scene(scene)
         if problems:
             raise SystemExit("\n".join(map(str, problems)))

@@ -106,3 +106,34 @@ def test_hyperstatic_disk_pile_settles_and_stays(hyperstatic_pile):
     H = np.vstack([HN[loaded], HT[loaded & (mu > 0.0)]])
     W = H @ np.linalg.solve(run.model.mass_matrix(q), H.T)
     assert np.linalg.matrix_rank(W) < W.shape[0]
+
+
+def test_packed_200_disk_pile_takes_its_weight_and_stays():
+    """The 200-disk example (disk_pile_200.json): the disks start touching at rest; the pile takes up its
+    weight in its first steps (NSGS from zero forces on a hyperstatic W) and then nothing moves: the ground
+    carries the whole weight, no overlap grows, nothing creeps; no pair left out of the scene comes near."""
+    from nsgui.engine import Simulator, compile_scene
+    scene = HEAPS["disk_pile"](*HEAPS["PACKED_PILE"], packed=True)
+    assert len(scene.bodies) == 200
+    model = compile_scene(scene)
+    sim = Simulator(model)
+    sim.run(200, record=False)                                        # 0.2 s: the weight taken up
+    q_rest = sim.q.copy()
+    gaps = [f"contact.{n}.gap" for n in model.contact_names]
+    ground = [f"contact.{n}.pn" for n, owner in zip(model.contact_names, model.contact_owner)
+              if scene.contacts[owner].b.obstacle == "ground"]
+    rows = sim.run(1300, signals=["t", *gaps, *ground])               # 1.3 s more
+    weight = sum(b.mass for b in scene.bodies) * G
+    np.testing.assert_allclose(rows[:, 1 + len(gaps):].sum(axis=1) / model.dt, weight, rtol=FORCE_RTOL)
+    assert rows[:, 1:1 + len(gaps)].min() > -1e-9                     # no overlap grows
+    assert np.abs(sim.v).max() < 1e-8
+    assert np.abs(sim.q - q_rest).max() < 1e-9                        # no creep
+    # every disk where it was built (the lattice carries its weight without sliding), and no pair left out
+    # of the scene came within 2 r: the pairs 2 sqrt(3) r apart stay so
+    np.testing.assert_allclose(sim.q, model.q0, atol=1e-9)
+    xy = model.body_poses(sim.q)[:, :2]
+    listed = {frozenset((c.a.body, c.b.body)) for c in scene.contacts if c.b.body}
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
+    i, j = np.triu_indices(len(scene.bodies), 1)
+    unlisted = [k for k in range(len(i)) if frozenset((scene.bodies[i[k]].name, scene.bodies[j[k]].name)) not in listed]
+    assert d[i[unlisted], j[unlisted]].min() > 2 * HEAPS["R"] + 0.05

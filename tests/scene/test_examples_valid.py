@@ -15,7 +15,7 @@ SCENES = Path(__file__).resolve().parents[2] / "resources" / "scenes"
 EXPECTED = ["bead_column_10", "bead_column_100", "bead_column_50", "biped", "biped_point_feet", "biped_standing",
             "bouncing_ball",
             "box_pyramid",
-            "compass_gait", "default", "disk_pile",
+            "compass_gait", "default", "disk_pile", "disk_pile_200",
             "double_pendulum_wall", "falling_rod", "four_bar", "manipulator_on_surface", "newtons_cradle",
             "rimless_wheel", "rocking_block", "slider_crank",
             "sliding_block",
@@ -218,6 +218,9 @@ def test_heaps_are_what_the_generator_writes():
     assert len(pile.bodies) == 45
     assert {c.friction for c in pile.contacts if c.b.body or c.b.obstacle == "ground"} == {0.3}
     assert {c.friction for c in pile.contacts if c.b.obstacle in ("left", "right")} == {0.0}
+    packed = load("disk_pile_200")
+    assert scene_to_dict(heaps["disk_pile"](*heaps["PACKED_PILE"], packed=True)) == scene_to_dict(packed)
+    assert len(packed.bodies) == 200 and not packed.initial.v
 
 
 def test_rocking_block():
