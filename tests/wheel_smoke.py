@@ -30,7 +30,7 @@ class SmokeFailure(Exception):
     pass
 
 
-def run(cmd, cwd, env=None, timeout=1800):  # (a fresh compile beside make test's warm-up)
+def run(cmd, cwd, env=None, timeout=3600):  # a fresh compile beside make test's warm-up: 44 min under load 4-5
     proc = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
     if proc.returncode != 0:
