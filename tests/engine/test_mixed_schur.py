@@ -208,3 +208,76 @@ def test_the_landing_problems_skip_the_first_factor_with_the_same_answer(name, s
     tau1, ok1 = _solve_mixed(ptr, col, val.copy(), q.copy(), eq, new_factor(0), True)
     assert ok0 and ok1 and np.array_equal(tau0, tau1)
     _assert_as_dense(ptr, col, val, q, eq, tau1)
+
+
+def _envelope_matrix(rng, n, bw):
+    """A symmetric positive definite band matrix (lower band storage, _linalg's layout) whose rows start at
+    scattered columns within the band (an envelope narrower than the band, as the landing pyramid's W_EE: band
+    75, rows starting 0-75 before the diagonal), singular up to a 1e-12 shift (rows copied), and its envelope."""
+    first = np.array([max(0, i - int(rng.integers(0, bw + 1))) for i in range(n)])
+    H = np.zeros((n, n + 3))
+    for i in range(n):
+        H[i, first[i]:i + 1] = rng.normal(size=i + 1 - first[i])
+        if i > 0 and rng.random() < 0.2 and first[i] <= first[i - 1]:
+            H[i] = H[i - 1]  # a dependent row (a redundant corner)
+    A = H @ H.T
+    A[np.abs(np.subtract.outer(np.arange(n), np.arange(n))) > bw] = 0.0
+    A = A + np.diag(1e-12 * (1.0 + np.diag(A)))
+    for i in range(n):  # (positive definite after the cut: diagonal dominance added where needed)
+        A[i, i] += np.abs(A[i]).sum() - abs(A[i, i])
+    env = np.array([np.flatnonzero(A[i, :i + 1])[0] for i in range(n)])
+    L = np.zeros((n, bw + 1))
+    for i in range(n):
+        for j in range(max(0, i - bw), i + 1):
+            L[i, bw - (i - j)] = A[i, j]
+    return A, L, env
+
+
+def _band_factor_reference(L, bw, n):
+    """The band Cholesky summed one by one over the whole band (mixed_schur's factor before the envelope)."""
+    L = L.copy()
+    for i in range(n):
+        j0 = max(i - bw, 0)
+        for j in range(j0, i + 1):
+            s = L[i, bw - (i - j)]
+            for k in range(j0, j):
+                s -= L[i, bw - (i - k)] * L[j, bw - (j - k)]
+            L[i, bw - (i - j)] = s / L[j, bw] if j < i else np.sqrt(s)
+    return L
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_envelope_factor_is_the_band_factor_bit_for_bit(seed):
+    """mixed_schur's factor skips the products before each row's envelope and sums four entries side by side:
+    L Lᵀ is the matrix, the factor is the whole band's bit for bit, and the forward substitutions (one and four
+    right-hand sides, each zero above its own first row) are L⁻¹ b as numpy's triangular solve gives it."""
+    from nsgui.engine.solvers.mixed_schur import _band_factor, _forward, _forward4
+    rng = np.random.default_rng(seed)
+    n, bw = int(rng.integers(20, 90)), int(rng.integers(3, 30))
+    A, L, env = _envelope_matrix(rng, n, bw)
+    ref = _band_factor_reference(L, bw, n)
+    F = L.copy()
+    assert _band_factor(F, bw, n, env)
+    assert np.array_equal(F, ref)
+    Ld = np.zeros((n, n))
+    for i in range(n):
+        for j in range(max(0, i - bw), i + 1):
+            Ld[i, j] = F[i, bw - (i - j)]
+    assert np.allclose(Ld @ Ld.T, A, rtol=0, atol=1e-10 * np.abs(A).max())
+    firsts = rng.integers(0, n, size=5)
+    bs = []
+    for f in firsts:
+        b = np.zeros(n)
+        b[f:] = rng.normal(size=n - f)
+        bs.append(b)
+    expect = [np.linalg.solve(Ld, b) for b in bs]
+    one = [b.copy() for b in bs]
+    for b, f in zip(one, firsts):
+        _forward(F, bw, b, f, n, env)
+    four = [b.copy() for b in bs[:4]]
+    _forward4(F, bw, four[0], four[1], four[2], four[3], int(firsts[:4].min()), n, env)
+    for b, f, e in zip(one, firsts, expect):
+        assert np.allclose(b, e, rtol=1e-8, atol=1e-8 * np.abs(e).max())
+        assert not b[:f].any()
+    for a, b in zip(four, one[:4]):
+        assert np.array_equal(a, b)  # (the same numbers, a zero's sign apart)
