@@ -108,3 +108,58 @@ def test_stepper_velocities_meet_the_contact_law(maxit):
     assert solved >= 30
     assert (dat.lamN > 0.0).sum() >= 20   # at rest, loaded
     assert maxit is None or stalled >= 2
+
+
+def _exact_error_of(p, cptr, ccol, cval, r):
+    """The rows form's error of r computed here: dv = X r (the columns in the rows' order from 0), u = q + H dv
+    row by row, the Coulomb-Signorini residual of each contact (max(|min(r_N, u_N)|, |r_T − proj(r_T − u_T)|) on
+    [−μ r_N+, μ r_N+]), the largest over max(1, max |q|)."""
+    dv = np.zeros(p["n"])
+    for i in range(r.shape[0]):
+        if r[i] != 0.0:
+            for t in range(cptr[i], cptr[i + 1]):
+                dv[ccol[t]] += cval[t] * r[i]
+    u = np.empty(r.shape[0])
+    for i in range(r.shape[0]):
+        s = 0.0
+        for kk in range(p["rnnz"][i]):
+            s += p["rvals"][i, kk] * dv[p["rcols"][i, kk]]
+        u[i] = p["q"][i] + s
+    worst = 0.0
+    for c, mu in enumerate(p["mu"]):
+        rN, rT, uN, uT = r[2 * c], r[2 * c + 1], u[2 * c], u[2 * c + 1]
+        bound = mu * max(rN, 0.0)
+        worst = max(worst, abs(min(rN, uN)), abs(rT - min(max(rT - uT, -bound), bound)))
+    return worst / max(1.0, np.abs(p["q"]).max()), dv
+
+
+@pytest.mark.parametrize("seed", [40, 42, 43, 44, 45, 46])   # (41: one sweep solves it exactly, error 0)
+def test_first_sweep_decided_by_the_exact_error(seed):
+    """The rows form declares a problem solved on the exact error of its iterate (X r summed afresh, then the
+    residuals of u = q + H X r): with the tolerance just above the first sweep's exact error (computed here, not
+    by the engine) it stops after that sweep, SOLVED, with that iterate, that error and dv = X r; just below it,
+    it sweeps on to an iterate whose exact error meets the tolerance. The iterate after one sweep is taken from a
+    run capped at one sweep with a tolerance nothing meets."""
+    rng = np.random.default_rng(seed)
+    p = _problem(rng, 6, 8)
+    cptr, ccol, cval = delassus_columns(p["rcols"], p["rvals"], p["rnnz"], *p["mi"], p["n"])
+    none = np.empty((0, 4))
+    rows = (p["rcols"], p["rvals"], p["rnnz"], cptr, ccol, cval, p["q"], p["mu"])
+    r1, dv = np.zeros(16), np.full(p["n"], np.nan)
+    status, it, err = nsgs_fc2d_rows_into(*rows, r1, 1e-300, 1, none, dv)
+    assert status != SOLVED and it == 1
+    e1, dv1 = _exact_error_of(p, cptr, ccol, cval, r1)
+    e0, _ = _exact_error_of(p, cptr, ccol, cval, np.zeros(16))
+    assert err == pytest.approx(e1, rel=1e-12, abs=0.0)
+    assert e0 > 2.0 * e1 > 0.0   # the warm start (r = 0) is not within either tolerance
+    for tol, stops in ((e1 * (1.0 + 1e-9), True), (e1 * (1.0 - 1e-9), False)):
+        r, dv = np.zeros(16), np.full(p["n"], np.nan)
+        status, it, err = nsgs_fc2d_rows_into(*rows, r, tol, 5000, none, dv)
+        assert status == SOLVED
+        if stops:
+            assert it == 1 and err <= tol
+            assert np.array_equal(r.view(np.int64), r1.view(np.int64))
+            np.testing.assert_array_equal(dv, dv1)
+        else:
+            assert it > 1
+            assert _exact_error_of(p, cptr, ccol, cval, r)[0] <= tol * (1.0 + 1e-9)
