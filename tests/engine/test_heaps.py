@@ -66,6 +66,14 @@ def test_box_pyramid_settles_and_stays(pyramid):
     np.testing.assert_allclose(run.Q[-1, ~y], q0[~y], atol=1e-9)
 
 
+def _unlisted_pairs(scene):
+    """Index arrays (i, j), i < j, of the body pairs the scene lists no contact for."""
+    listed = {frozenset((c.a.body, c.b.body)) for c in scene.contacts if c.b.body}
+    pairs = [(i, j) for i, j in combinations(range(len(scene.bodies)), 2)
+             if frozenset((scene.bodies[i].name, scene.bodies[j].name)) not in listed]
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+
+
 def test_disk_pile_settles_and_stays(pile):
     scene, run = pile
     assert len(scene.bodies) == 14
@@ -79,12 +87,9 @@ def test_disk_pile_lists_every_pair_that_touches(pile):
     names = run.model.coord_names
     xy = np.stack([run.Q[:, [names.index(f"{b.name}.x"), names.index(f"{b.name}.y")]] for b in scene.bodies],
                   axis=1)                                             # (steps, disks, 2)
-    listed = {frozenset((c.a.body, c.b.body)) for c in scene.contacts if c.b.body}
     walls = {(c.a.body, c.b.obstacle) for c in scene.contacts if c.b.obstacle}
-    unlisted = [(i, j) for i, j in combinations(range(len(scene.bodies)), 2)
-                if frozenset((scene.bodies[i].name, scene.bodies[j].name)) not in listed]
-    assert unlisted
-    i, j = np.array(unlisted).T
+    i, j = _unlisted_pairs(scene)
+    assert len(i)
     assert np.linalg.norm(xy[:, i] - xy[:, j], axis=2).min() > 2 * r + 0.05
     half = next(o for o in scene.obstacles if o.name == "right").point[0]
     for k, b in enumerate(scene.bodies):
@@ -132,8 +137,5 @@ def test_packed_200_disk_pile_takes_its_weight_and_stays():
     # of the scene came within 2 r: the pairs 2 sqrt(3) r apart stay so
     np.testing.assert_allclose(sim.q, model.q0, atol=1e-9)
     xy = model.body_poses(sim.q)[:, :2]
-    listed = {frozenset((c.a.body, c.b.body)) for c in scene.contacts if c.b.body}
-    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
-    i, j = np.triu_indices(len(scene.bodies), 1)
-    unlisted = [k for k in range(len(i)) if frozenset((scene.bodies[i[k]].name, scene.bodies[j[k]].name)) not in listed]
-    assert d[i[unlisted], j[unlisted]].min() > 2 * HEAPS["R"] + 0.05
+    i, j = _unlisted_pairs(scene)
+    assert np.linalg.norm(xy[i] - xy[j], axis=1).min() > 2 * HEAPS["R"] + 0.05
