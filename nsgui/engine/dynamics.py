@@ -67,7 +67,10 @@ def body_kinematics(m, q, v, kin, jacobians=True):
         wvx, wvy = vpx - wp * rsy + rdx, vpy + wp * rsx + rdy
         wax = apx - wp * wp * rsx - 2.0 * wp * rdy
         way = apy - wp * wp * rsy + 2.0 * wp * rdx
-        if th == 0.0:  # (cos 0 = 1 and sin(±0) = ±0: the same numbers without the calls)
+        if abs(th) < 7.450580596923828e-09:
+            # |th| < 2^-27 (th = ±0 included): cos th rounds to 1 (1 - th²/2 is within half an ulp of it) and sin th
+            # to th (th³/6 below half an ulp of th): libm's numbers, without the calls (a resting pile's bodies
+            # turn by ~1e-11 rad: two calls per body and step, ~a third of this loop)
             cc, sc = 1.0, th
         else:
             cc, sc = np.cos(th), np.sin(th)
@@ -119,6 +122,8 @@ def com_terms(m, kin, M, bias, grav, want_mass):
     bf, path, plen, gx, gy = m.bf, m.path, m.plen, m.fs[FS_GX], m.fs[FS_GY]
     pos, omg, acc, Jp, Ja, cs = kin.pos, kin.omg, kin.acc, kin.Jp, kin.Ja, kin.cs
     nb = pos.shape[0]
+    bi = m.bi
+    jconst = kin.jconst[0] != 0.0  # (body_kinematics wrote the free bodies' constant Jacobians)
     if want_mass:
         M[:, :] = 0.0
     bias[:] = 0.0
@@ -135,6 +140,22 @@ def com_terms(m, kin, M, bias, grav, want_mass):
         ay = acc[b, 1] - w * w * ry
         U -= mass * (gx * (pos[b, 0] + rx) + gy * (pos[b, 1] + ry))
         n = plen[b]
+        qi = bi[b, BI_COORD]
+        if (not want_mass and jconst and n == 3 and bi[b, BI_PARENT] < 0 and bi[b, BI_JTYPE] == FREE
+                and path[b, 0] == qi and path[b, 1] == qi + 1 and path[b, 2] == qi + 2):
+            # a free body on the world: its Jacobians are body_kinematics' constants (Jp = [[1, +0, +0], [+0, 1,
+            # +0]], Ja = [+0, +0, 1]) written in, the loop's sums on the same numbers without their loads
+            # (written out: an inlined helper given bias and grav would keep their reference counts)
+            cx1, cy1 = 1.0 - ry * 0.0, 0.0 + rx * 0.0
+            bias[qi] += mass * (cx1 * ax + cy1 * ay)
+            grav[qi] += mass * (cx1 * gx + cy1 * gy)
+            cx1, cy1 = 0.0 - ry * 0.0, 1.0 + rx * 0.0
+            bias[qi + 1] += mass * (cx1 * ax + cy1 * ay)
+            grav[qi + 1] += mass * (cx1 * gx + cy1 * gy)
+            cx1, cy1 = 0.0 - ry * 1.0, 0.0 + rx * 1.0
+            bias[qi + 2] += mass * (cx1 * ax + cy1 * ay)
+            grav[qi + 2] += mass * (cx1 * gx + cy1 * gy)
+            continue
         for k1 in range(n):
             j1 = path[b, k1]
             cx1 = Jp[b, 0, j1] - ry * Ja[b, j1]
