@@ -708,7 +708,7 @@ def _solve_friction_rows(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, columns):
     # v_new (n entries, free until the answer is known)
     vfree = d.vfree
     st, it, err = nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, qd, mu, r0, m.fs[FS_TOL],
-                                      m.isets[IS_MAXIT], blk, v_new)
+                                      m.isets[IS_MAXIT], blk, v_new, columns)
     if st != SOLVED:
         for i in range(n):
             v_new[i] = vfree[i]
@@ -776,10 +776,16 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
     contact_rows.delassus_columns_blocks (the same products, each sum in the same order: kk ascending).
     Every entry of the problem is written; returns False when some candidate's columns do not ascend
     (delassus_columns_blocks' test: its scatter then takes them), the columns and blocks unusable.
+    Also X r0 into d.v_new (NSGS's dv scratch, v_free's copy until then), each contact's columns added as
+    soon as its warm start is known: _exact_dv's sums in its order (rows ascending, zero entries skipped),
+    NSGS's first pass over X's columns done here (nsgs_fc2d_rows_into's ready).
     (Two fewer passes over the rows and four allocations a step: a fifth of a resting 15-box pyramid's
     contact problem; it calls nothing, so its arrays cost no reference counts.)"""
     ccols, ccn, cf, mval = m.ccols, m.ccn, m.cf, m.mi_val
     act, un, lamN, lamT, HN, HT, cfric, vfree = d.act, d.un, d.lamN, d.lamT, d.HN, d.HT, d.fric, d.vfree
+    dv = d.v_new
+    for i in range(dv.shape[0]):
+        dv[i] = 0.0
     projection, rest_v, impact, tol = m.isets[IS_PROJECTION], m.fs[FS_REST_V], m.fs[FS_IMPACT], m.fs[FS_TOL]
     v = d.v  # (bound once: a field read in the loop costs a reference count per contact)
     cold = _cold(act, lamN, nact)
@@ -850,6 +856,14 @@ def _problem_rows_columns(m, d, nact, rcols, rvals, rnnz, qd, mu, r0, active0, a
             mu[r] = 0.0
             r0[rn + 1] = 0.0
             active0[rn + 1] = False
+        x = r0[rn]
+        if x != 0.0:
+            for kk in range(nn):
+                dv[ccol[pt - nn + kk]] += cval[pt - nn + kk] * x
+        x = r0[rn + 1]
+        if x != 0.0:
+            for kk in range(nn):
+                dv[ccol[pt + kk]] += cval[pt + kk] * x
     cptr[2 * nact] = p
     return ok
 

@@ -38,7 +38,7 @@ def test_one_pass_is_the_two_passes_bit_for_bit_and_numpys_product(rows):
     assert ma.mi_diag.shape[0] == model.nq        # free boxes at their centres: M⁻¹ diagonal
     _same(ma.mi_diag, _minv_diagonal(ma.mi_ptr, ma.mi_col, ma.mi_val, model.nq))
     width = max(ma.ccols.shape[1], 1)
-    checked = entries = 0
+    checked = entries = warm = 0
     for m, d, dat, nact, fric in rows_problems(model, 360, 6):
         k = 2 * nact
         # garbage in the scratch where the pass writes: any entry it did not write would show
@@ -77,9 +77,20 @@ def test_one_pass_is_the_two_passes_bit_for_bit_and_numpys_product(rows):
         # the tangent rows' right-hand side is H_T v_free (no tangential restitution in this scene)
         np.testing.assert_allclose(qd[1::2], (H @ dat.vfree)[1::2], rtol=0,
                                    atol=1e-12 * max(1.0, np.abs(dat.vfree).max()))
+        # X r0 left in d.v_new (NSGS's first dv): _exact_dv's sums, in its order, bit for bit ...
+        r0 = two[5]
+        want = np.zeros(model.nq)
+        for i in range(k):
+            if r0[i] != 0.0:
+                for t in range(wptr[i], wptr[i + 1]):
+                    want[wcol[t]] += wval[t] * r0[i]
+        _same(dat.v_new, want)
+        # ... and X r0 by numpy to round-off
+        np.testing.assert_allclose(dat.v_new, Xn @ r0, rtol=0, atol=1e-13 * max(1.0, np.abs(Xn @ r0).max()))
+        warm += np.count_nonzero(r0)
         checked += 1
         entries += p
-    assert checked >= 30 and entries > 2000
+    assert checked >= 30 and entries > 2000 and warm > 500
 
 
 def test_the_step_on_the_scratch_is_the_step_on_fresh_arrays():
@@ -135,3 +146,46 @@ def test_model_diagonal_places_are_minv_diagonals(case):
         assert np.array_equal(val[got], np.diag(Minv))
     else:  # an off-diagonal nonzero, or a coordinate without its diagonal entry: not diagonal
         assert got.shape[0] == 0
+
+
+def test_nsgs_from_the_given_first_dv_is_nsgs_from_its_own():
+    """nsgs_fc2d_rows_into(ready=True) takes dv as X r0 (the stepper's one pass sums it) and skips its own
+    first pass over X: the same answer, dv, sweeps and error bit for bit as without; a warm start it must
+    change (a negative r_N clipped) makes it sum X r afresh, whatever dv held."""
+    from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows_into
+    model = compile_scene(HEAPS["box_pyramid"](5))
+    ma = model.arrays
+    width = max(ma.ccols.shape[1], 1)
+    seen = clipped = 0
+    for m, d, dat, nact, fric in rows_problems(model, 360, 6):
+        k = 2 * nact
+        two = _problem(dat, k, nact, width)
+        st._problem_rows(m, d, nact, True, *two)
+        rcols, rvals, rnnz, qd, mu, r0, _a0 = two
+        cptr, ccol, cval, blk = delassus_columns_blocks(rcols, rvals, rnnz, ma.mi_ptr, ma.mi_col, ma.mi_val,
+                                                        model.nq)
+        starts = [r0]
+        if np.count_nonzero(r0[0::2]) > 0:
+            bad = r0.copy()
+            bad[2 * int(np.flatnonzero(r0[0::2])[0])] = -1.0     # clipped to 0 at NSGS's entry
+            starts.append(bad)
+        for r_start in starts:
+            args = (rcols, rvals, rnnz, cptr, ccol, cval, qd, mu)
+            r1, dv1 = r_start.copy(), np.zeros(model.nq)
+            out1 = nsgs_fc2d_rows_into(*args, r1, ma.fs[FS_TOL], ma.isets[IS_MAXIT], blk, dv1)
+            dv2 = np.zeros(model.nq)
+            for i in range(k):
+                if r_start[i] != 0.0:
+                    for t in range(cptr[i], cptr[i + 1]):
+                        dv2[ccol[t]] += cval[t] * r_start[i]
+            if r_start is not r0:
+                dv2[:] = np.nan      # must not be read
+                clipped += 1
+            r2 = r_start.copy()
+            out2 = nsgs_fc2d_rows_into(*args, r2, ma.fs[FS_TOL], ma.isets[IS_MAXIT], blk, dv2, True)
+            assert out1[:2] == out2[:2]
+            _same(np.array(out1[2]), np.array(out2[2]))
+            _same(r1, r2)
+            _same(dv1, dv2)
+            seen += 1
+    assert seen >= 30 and clipped >= 20

@@ -203,17 +203,19 @@ def nsgs_fc2d_csr(ptr, col, val, tptr, tcol, tval, q, mu, r0, tol, max_iter):
     for i in range(m):
         r[i] = r0[i]
     st, it, err = _nsgs(ptr, col, val, tptr, tcol, tval, _diagonal_blocks(ptr, col, val, nc), q, mu, r, np.empty(m),
-                        tol, max_iter)
+                        tol, max_iter, False)
     return r, st, it, err
 
 
 @numba.njit(cache=True)
-def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r, state, tol, max_iter):
+def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r, state, tol, max_iter, ready):
     """The sweeps of nsgs_fc2d_csr and nsgs_fc2d_rows (the W and the rows form, below), which differ only in
     what they keep of u = W r + q (their state) and so in how a sweep reads and updates it.
     rp, rc, rv: the form's matrix by rows; cp, cc, cv: by columns; blk: the contacts' 2x2 blocks of W.
     r: the warm start on entry (m entries), the answer on return; state: the form's state (W form: m entries,
     rows form: n), that of the answer on return.
+    ready: the state already holds that of the warm start (the rows form's X r, summed as _exact_dv sums it),
+    used unless the warm start is changed below.
     Returns (status, sweeps, error). Allocates nothing unless a sweep past the first few runs (a resting step's
     solve: the caller's scratch only)."""
     m = q.shape[0]
@@ -227,13 +229,18 @@ def _nsgs(rp, rc, rv, cp, cc, cv, blk, q, mu, r, state, tol, max_iter):
     thr = 1e-14 * dmax  # a contact whose blk[c, 0] is not above it is skipped (r = 0): it cannot act on anything
     for c in range(nc):
         if not (blk[c, 0] > thr):
+            ready = ready and r[2 * c] == 0.0 and r[2 * c + 1] == 0.0
             r[2 * c] = 0.0
             r[2 * c + 1] = 0.0
         elif r[2 * c] < 0.0:
+            ready = False
             r[2 * c] = 0.0
     # an error that only decides whether to go on (err > tol) stops at the first contact that shows it,
     # the scan starting where the last one stopped; only the extrapolation's sweeps need its value
-    e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, mu, nc, norm, tol, 0)
+    if ready:
+        e, at = _error(rp, rc, rv, cp, cc, cv, q, state, r, mu, nc, norm, tol, 0)
+    else:
+        e, at = _exact_error(rp, rc, rv, cp, cc, cv, q, r, state, mu, nc, norm, tol, 0)
     err = e / norm
     if err <= tol:
         return SOLVED, 0, err
@@ -406,11 +413,13 @@ def nsgs_fc2d_rows_dv(rcols, rvals, rnnz, cptr, ccol, cval, n, q, mu, r0, tol, m
 
 
 @numba.njit(cache=True)
-def nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, q, mu, r, tol, max_iter, blk, dv):
+def nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, q, mu, r, tol, max_iter, blk, dv, ready=False):
     """nsgs_fc2d_rows_dv in the caller's arrays (the stepper's scratch: a resting step allocates nothing):
     r holds the warm start on entry (exactly m entries) and the answer (or, not SOLVED, the last iterate) on
     return, dv (n entries) X r of the answer as nsgs_fc2d_rows_dv returns it; the same numbers as
-    nsgs_fc2d_rows_dv. Returns (status, sweeps, error); BAD_INPUT leaves r and dv zero."""
+    nsgs_fc2d_rows_dv. ready: dv holds X r of the warm start on entry, summed as _exact_dv sums it (the
+    stepper's _problem_rows_columns does it while it writes X's columns: a pass over X a step less).
+    Returns (status, sweeps, error); BAD_INPUT leaves r and dv zero."""
     m = q.shape[0]
     nc = m // 2
     if m % 2 != 0 or rnnz.shape[0] != m or cptr.shape[0] != m + 1 or r.shape[0] != m or mu.shape[0] < nc:
@@ -427,7 +436,7 @@ def nsgs_fc2d_rows_into(rcols, rvals, rnnz, cptr, ccol, cval, q, mu, r, tol, max
         return SOLVED, 0, 0.0
     if blk.shape[0] != nc:
         blk = _row_blocks(rcols, rvals, rnnz, cptr, ccol, cval, dv.shape[0], nc)
-    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, blk, q, mu, r, dv, tol, max_iter)
+    return _nsgs(rcols, rvals, rnnz, cptr, ccol, cval, blk, q, mu, r, dv, tol, max_iter, ready)
 
 
 # The forms' operations on their state, chosen by numba when it types _nsgs (one machine code per form):
