@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE)]
 
 
-def run(case, polish, cap, near, settle, steps):
+def run(case, polish, cap, near, settle, steps, rel=0.0, after=0, backoff=0):
     import peers
     from step_problems import start_steps
     from nsgui.engine import compile_scene, stepper as st
@@ -33,7 +33,7 @@ def run(case, polish, cap, near, settle, steps):
     model = compile_scene(peers.scene_of(case))
     m, d, D, const_M, projection = start_steps(model)
     tol, h = model.arrays.fs[FS_TOL], model.arrays.fs[FS_H]
-    stats, follow, log, q0 = D.stats, False, [], None
+    stats, follow, log, q0, quiet, resume = D.stats, False, [], None, 0, 0
     for step in range(settle + steps):
         t = D.t[0]
         st.free_velocity(m, d)
@@ -43,7 +43,16 @@ def run(case, polish, cap, near, settle, steps):
         if code != OK:
             raise SystemExit(f"{case}: the solver failed at t = {t:.4f}")
         it, more, err = int(stats[ST_MAXITER]), 0, stats[ST_LASTERR]
-        quasi_static = 0 < it <= near
+        quiet = quiet + 1 if it <= near else 0   # steps in a row solved within NEAR sweeps
+        quasi_static = 0 < it <= near and quiet > after and step >= resume
+        if rel > 0 and (quasi_static or follow):   # ... and its percussions barely changed (a heap at rest)
+            a = D.act[:nact]
+            top = max(np.abs(D.lamN_new[a]).max(), 1e-300)
+            moved = max(np.abs(D.lamN_new[a] - D.lamN[a]).max(), np.abs(D.lamT_new[a] - D.lamT[a]).max())
+            if os.environ.get("TRACE"):
+                print(step, it, "moved/top %.1e" % (moved / top))
+            if moved > rel * top:
+                quasi_static = follow = False
         ok = False
         if polish > 0 and fric and (quasi_static or (it == 0 and follow)):
             k = 2 * nact   # the rows path's problem in Data's scratch (stepper._solve_general)
@@ -54,6 +63,8 @@ def run(case, polish, cap, near, settle, steps):
                                                 D.gp_ccol[:cptr[k]], D.gp_cval[:cptr[k]], D.gp_vec[0, :k],
                                                 D.gp_mu[:nact], r, polish * tol, cap, D.gp_blk[:nact], dv)
             ok = err2 <= polish * tol
+            if not ok:   # a polish that did not finish: none for BACKOFF steps
+                resume = step + 1 + backoff
             if err2 <= tol:
                 D.v_new[:] = D.vfree + dv
                 st._keep_percussions(D.act, nact, True, r, D.lamN_new, D.lamT_new)
@@ -79,11 +90,16 @@ def main(argv=None):
     ap.add_argument("--polish", type=float, default=0.0, help="polish to this fraction of tol (0: none, main's solve)")
     ap.add_argument("--cap", type=int, default=200)
     ap.add_argument("--near", type=int, default=3)
+    ap.add_argument("--rel", type=float, default=0.0,
+                    help="polish only when no percussion changed by more than this fraction of the largest")
+    ap.add_argument("--after", type=int, default=0,
+                    help="polish only after this many steps in a row solved within NEAR sweeps")
+    ap.add_argument("--backoff", type=int, default=0, help="no polish for this many steps after one that failed")
     ap.add_argument("--settle", type=int, default=1000)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--show", type=int, default=0, help="print the first steps: sweeps+polish sweeps/error")
     a = ap.parse_args(argv)
-    L = run(a.case, a.polish, a.cap, a.near, a.settle, a.steps)
+    L = run(a.case, a.polish, a.cap, a.near, a.settle, a.steps, a.rel, a.after, a.backoff)
     swept = (L[:, 0] + L[:, 1]) > 0
     print(f"{a.case} polish={a.polish:g} cap={a.cap} near={a.near}: {swept.sum()} of {a.steps} steps swept, "
           f"sweeps {int(L[:, 0].sum())} + {int(L[:, 1].sum())}, |v| largest {L[:, 3].max():.2e}, "
