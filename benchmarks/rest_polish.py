@@ -2,13 +2,15 @@
 session 22; tried, not built into the engine: docs/benchmarks.md).
 
     .venv/bin/python benchmarks/rest_polish.py box_pyramid_55 [--polish 1e-5] [--cap 200] [--near 3]
+                                               [--after 30] [--backoff 500]
                                                [--settle 1000] [--steps 1000] [--show 40]
 
 Runs a peers.py case step by step with the compiled loop's phases called from Python (step_problems.start_steps;
 the same functions in the same order, without the lazy near list: the same numbers at rest). With --polish P,
 a step whose NSGS answer took 1 to NEAR sweeps from its warm start, and the step after it, are solved on from
 the answer (nsgs_fc2d_rows_into on the problem left in Data's scratch) to P x tol, at most CAP sweeps; the
-answer is kept only if its error is within tol. Prints, over the steps after SETTLE: the steps that took a
+answer is kept only if its error is within tol. --after K: only once K steps in a row were solved within NEAR
+sweeps; --backoff B: no polish for B steps after one that did not reach P x tol. Prints, over the steps after SETTLE: the steps that took a
 sweep, the sweeps (the solve's + the polish's), the largest |v| and the creep (largest |q - q_start|).
 """
 import argparse
@@ -22,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE)]
 
 
-def run(case, polish, cap, near, settle, steps, rel=0.0, after=0, backoff=0):
+def run(case, polish, cap, near, settle, steps, after=0, backoff=0):
     import peers
     from step_problems import start_steps
     from nsgui.engine import compile_scene, stepper as st
@@ -45,14 +47,6 @@ def run(case, polish, cap, near, settle, steps, rel=0.0, after=0, backoff=0):
         it, more, err = int(stats[ST_MAXITER]), 0, stats[ST_LASTERR]
         quiet = quiet + 1 if it <= near else 0   # steps in a row solved within NEAR sweeps
         quasi_static = 0 < it <= near and quiet > after and step >= resume
-        if rel > 0 and (quasi_static or follow):   # ... and its percussions barely changed (a heap at rest)
-            a = D.act[:nact]
-            top = max(np.abs(D.lamN_new[a]).max(), 1e-300)
-            moved = max(np.abs(D.lamN_new[a] - D.lamN[a]).max(), np.abs(D.lamT_new[a] - D.lamT[a]).max())
-            if os.environ.get("TRACE"):
-                print(step, it, "moved/top %.1e" % (moved / top))
-            if moved > rel * top:
-                quasi_static = follow = False
         ok = False
         if polish > 0 and fric and (quasi_static or (it == 0 and follow)):
             k = 2 * nact   # the rows path's problem in Data's scratch (stepper._solve_general)
@@ -90,8 +84,6 @@ def main(argv=None):
     ap.add_argument("--polish", type=float, default=0.0, help="polish to this fraction of tol (0: none, main's solve)")
     ap.add_argument("--cap", type=int, default=200)
     ap.add_argument("--near", type=int, default=3)
-    ap.add_argument("--rel", type=float, default=0.0,
-                    help="polish only when no percussion changed by more than this fraction of the largest")
     ap.add_argument("--after", type=int, default=0,
                     help="polish only after this many steps in a row solved within NEAR sweeps")
     ap.add_argument("--backoff", type=int, default=0, help="no polish for this many steps after one that failed")
@@ -99,7 +91,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--show", type=int, default=0, help="print the first steps: sweeps+polish sweeps/error")
     a = ap.parse_args(argv)
-    L = run(a.case, a.polish, a.cap, a.near, a.settle, a.steps, a.rel, a.after, a.backoff)
+    L = run(a.case, a.polish, a.cap, a.near, a.settle, a.steps, a.after, a.backoff)
     swept = (L[:, 0] + L[:, 1]) > 0
     print(f"{a.case} polish={a.polish:g} cap={a.cap} near={a.near}: {swept.sum()} of {a.steps} steps swept, "
           f"sweeps {int(L[:, 0].sum())} + {int(L[:, 1].sum())}, |v| largest {L[:, 3].max():.2e}, "
