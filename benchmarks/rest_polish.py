@@ -26,11 +26,9 @@ sys.path[:0] = [os.path.dirname(HERE)]
 
 def run(case, polish, cap, near, settle, steps, after=0, backoff=0):
     import peers
-    from step_problems import start_steps
+    from step_problems import end_step, start_steps
     from nsgui.engine import compile_scene, stepper as st
     from nsgui.engine.codes import FS_H, FS_TOL, OK, ST_LASTERR, ST_MAXITER
-    from nsgui.engine.evaluation import evaluate
-    from nsgui.engine.projection import projection_due
     from nsgui.engine.solvers.nsgs import nsgs_fc2d_rows_into
     model = compile_scene(peers.scene_of(case))
     m, d, D, const_M, projection = start_steps(model)
@@ -64,13 +62,7 @@ def run(case, polish, cap, near, settle, steps, after=0, backoff=0):
                 st._keep_percussions(D.act, nact, True, r, D.lamN_new, D.lamT_new)
                 err = err2
         follow = quasi_static and ok
-        st.update_positions(m, d)
-        st.book_energy(m, d, nact)
-        st.classify_contacts(m, d, nact)
-        st.commit_step(d, t + h)
-        upot = evaluate(m, d, not const_M)
-        if projection and projection_due(m, d):
-            st.project_positions(m, d, upot)
+        end_step(m, d, nact, t + h, const_M, projection)
         if step == settle:
             q0 = D.q.copy()
         if step >= settle:

@@ -26,6 +26,16 @@ def _same(a, b):
     np.testing.assert_array_equal(_bits(a), _bits(b))
 
 
+def _x_times(cptr, ccol, cval, r, n):
+    """X r from X's columns as nsgs._exact_dv sums it: rows ascending, zero entries of r skipped."""
+    out = np.zeros(n)
+    for i in range(r.shape[0]):
+        if r[i] != 0.0:
+            for t in range(cptr[i], cptr[i + 1]):
+                out[ccol[t]] += cval[t] * r[i]
+    return out
+
+
 def _problem(dat, k, nact, width):
     return (np.zeros((k, width), np.int64), np.zeros((k, width)), np.zeros(k, np.int64), np.zeros(k), np.zeros(nact),
             np.zeros(k), np.zeros(k, np.bool_))
@@ -79,12 +89,7 @@ def test_one_pass_is_the_two_passes_bit_for_bit_and_numpys_product(rows):
                                    atol=1e-12 * max(1.0, np.abs(dat.vfree).max()))
         # X r0 left in d.v_new (NSGS's first dv): _exact_dv's sums, in its order, bit for bit ...
         r0 = two[5]
-        want = np.zeros(model.nq)
-        for i in range(k):
-            if r0[i] != 0.0:
-                for t in range(wptr[i], wptr[i + 1]):
-                    want[wcol[t]] += wval[t] * r0[i]
-        _same(dat.v_new, want)
+        _same(dat.v_new, _x_times(wptr, wcol, wval, r0, model.nq))
         # ... and X r0 by numpy to round-off
         np.testing.assert_allclose(dat.v_new, Xn @ r0, rtol=0, atol=1e-13 * max(1.0, np.abs(Xn @ r0).max()))
         warm += np.count_nonzero(r0)
@@ -173,11 +178,7 @@ def test_nsgs_from_the_given_first_dv_is_nsgs_from_its_own():
             args = (rcols, rvals, rnnz, cptr, ccol, cval, qd, mu)
             r1, dv1 = r_start.copy(), np.zeros(model.nq)
             out1 = nsgs_fc2d_rows_into(*args, r1, ma.fs[FS_TOL], ma.isets[IS_MAXIT], blk, dv1)
-            dv2 = np.zeros(model.nq)
-            for i in range(k):
-                if r_start[i] != 0.0:
-                    for t in range(cptr[i], cptr[i + 1]):
-                        dv2[ccol[t]] += cval[t] * r_start[i]
+            dv2 = _x_times(cptr, ccol, cval, r_start, model.nq)
             if r_start is not r0:
                 dv2[:] = np.nan      # must not be read
                 clipped += 1
