@@ -21,7 +21,7 @@ from .codes import LOOP_ROWS, N_ACC, N_AN, N_STATS, ST_MINGAP
 from .contact_geometry import N_EDGE
 from .kept_delassus import nothing_kept
 from .signals import SignalLayout
-from .tiny_problem import TINY_ROWS
+from .tiny_problem import TINY_ROWS, nothing_kept_tiny
 
 
 class Kinematics(NamedTuple):
@@ -189,12 +189,16 @@ class Data(NamedTuple):
     tp_vals: np.ndarray
     tp_nnz: np.ndarray
     tp_idx: np.ndarray       # (TINY_ROWS,) the LCP's free indices
-    tp_flags: np.ndarray     # (3, TINY_ROWS) bool: first active set, active set, dropped rows
+    tp_flags: np.ndarray     # (4, TINY_ROWS) bool: first active set, active set, dropped rows, kept factor's set
     tp_vec: np.ndarray       # (5, TINY_ROWS) rows q, r0, r, u, a right-hand side
     tp_mu: np.ndarray        # (TINY_ROWS,)
     tp_W: np.ndarray         # (TINY_ROWS, TINY_ROWS) dense Delassus matrix
     tp_L: np.ndarray         # ... a principal submatrix's factors (the LCP)
     tp_X: np.ndarray         # (nq, TINY_ROWS) M⁻¹Hᵀ
+    tp_kcols: np.ndarray     # the rows X and W were built from (columns, values, counts) ...
+    tp_kvals: np.ndarray
+    tp_knnz: np.ndarray
+    tp_kept: np.ndarray      # ... and what is kept of them (tiny_problem.KEPT_*)
     # ---- scratch of the general step problem's rows when NSGS solves it on the rows (stepper._solve_general:
     # a resting pyramid's every step; up to 2 rows per candidate)
     gp_cols: np.ndarray      # (2 nc, width) its sparse rows (columns, values, counts)
@@ -240,8 +244,10 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         lamB=z(nb_rows), lerr=z(nb_rows), lrows_c=z((nb_rows, lwidth), np.int64), lrows_v=z((nb_rows, lwidth)),
         lrows_n=z(nb_rows, np.int64), lX=z((n, nb_rows)), lWinv=z((nb_rows, nb_rows)),
         tp_cols=z((TINY_ROWS, width), np.int64), tp_vals=z((TINY_ROWS, width)), tp_nnz=z(TINY_ROWS, np.int64),
-        tp_idx=z(TINY_ROWS, np.int64), tp_flags=z((3, TINY_ROWS), np.bool_), tp_vec=z((5, TINY_ROWS)),
+        tp_idx=z(TINY_ROWS, np.int64), tp_flags=z((4, TINY_ROWS), np.bool_), tp_vec=z((5, TINY_ROWS)),
         tp_mu=z(TINY_ROWS), tp_W=z((TINY_ROWS, TINY_ROWS)), tp_L=z((TINY_ROWS, TINY_ROWS)), tp_X=z((n, TINY_ROWS)),
+        tp_kcols=z((TINY_ROWS, width), np.int64), tp_kvals=z((TINY_ROWS, width)), tp_knnz=z(TINY_ROWS, np.int64),
+        tp_kept=nothing_kept_tiny(),
         gp_cols=z((2 * nc, width), np.int64), gp_vals=z((2 * nc, width)), gp_nnz=z(2 * nc, np.int64),
         gp_vec=z((2, 2 * nc)), gp_mu=z(nc), gp_act0=z(2 * nc, np.bool_), gp_cptr=z(2 * nc + 1, np.int64),
         gp_ccol=z(2 * nc * width, np.int64), gp_cval=z(2 * nc * width), gp_blk=z((nc, 4)),

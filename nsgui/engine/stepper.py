@@ -59,7 +59,8 @@ from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows_into
 from .solvers.pgs import pgs_lcp_csr
-from .tiny_problem import SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense, nsgs_dense_start
+from .tiny_problem import (KEPT_FACTOR, KEPT_ROWS, KEPT_SYM, SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense,
+                           keep_tiny_rows, lcp_dense, nsgs_dense, nsgs_dense_start, same_tiny_rows)
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (_touch, csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
@@ -959,13 +960,20 @@ def _solve_tiny(m, d, nact, fric):
 def _tiny_rows(m, d, nact, fric):
     """_solve_tiny's problem: its rows, right-hand side, warm start and first active set (_problem_rows),
     X = M⁻¹Hᵀ and the dense W in Data's tp_* scratch; with friction the warm start also as NSGS's
-    iterate (tp_vec[2])."""
+    iterate (tp_vec[2]). X and W are kept while the rows repeat bit for bit (M⁻¹ is constant here): a
+    resting column's or ball's, a flat box's; what tp_kept knows of W goes with them."""
     k = 2 * nact if fric else nact
     rcols, rvals, rnnz, flags, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_flags, d.tp_vec, d.tp_mu
-    qd, r0, lam = vec[0], vec[1], vec[2]
+    qd, r0, lam, kept = vec[0], vec[1], vec[2], d.tp_kept
     _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, flags[0])
-    delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, d.tp_X, d.tp_W)
+    if not same_tiny_rows(d.tp_kcols, d.tp_kvals, d.tp_knnz, kept[KEPT_ROWS], rcols, rvals, rnnz, k):
+        delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, d.tp_X, d.tp_W)
+        keep_tiny_rows(d.tp_kcols, d.tp_kvals, d.tp_knnz, rcols, rvals, rnnz, k)
+        kept[KEPT_ROWS] = k
+        kept[KEPT_SYM] = -1
+        kept[KEPT_FACTOR] = 0
     if fric:
+        kept[KEPT_FACTOR] = 0  # (NSGS's extrapolation may write tp_L)
         for i in range(k):
             lam[i] = r0[i]
 
@@ -995,7 +1003,7 @@ def _tiny_lcp(m, d, nact):
     every array's reference counts.)"""
     vec, flags = d.tp_vec, d.tp_flags
     return lcp_dense(d.tp_W, vec[0], flags[0], nact, 3 * nact + 10, vec[2], vec[3], d.tp_idx, vec[4], d.tp_L,
-                     flags[1], flags[2])
+                     flags[1], flags[2], flags[3], d.tp_kept)
 
 
 @njit(cache=True)

@@ -16,12 +16,51 @@ from numba import njit
 
 from .codes import BAD_INPUT, ITERATION_CAP, SINGULAR_SUBPROBLEM, SOLVED
 from .contact_rows import sparse_rows_times_into
-from .solvers._linalg import _touch, band_cholesky_solve_n, lu_solve_n
+from .solvers._linalg import _band_substitute, _touch, band_cholesky_factor_n, lu_solve_n
 from .solvers.bpp import _BACKUP
 from .solvers.nsgs import EXTRAPOLATE_FROM, _contact_errors, _extrapolated, _extrapolation_due, _local_solve
 
 TINY_CONTACTS = 2  # contacts with friction in a problem solved here (2 rows each)
 TINY_ROWS = 16  # rows of a problem solved here (Data.tp_* are sized for it): frictionless contacts up to it
+
+# What Data.tp_kept says of the scratch kept from the last problem (a resting column's or ball's rows repeat
+# bit for bit, and with a constant M⁻¹ so do X, W and the LCP's principal factor: not built again)
+KEPT_ROWS = 0  # the number of rows X and W were built from (Data.tp_krows: the rows; -1: none)
+KEPT_SYM = 1  # whether W is symmetric (-1: not tested yet)
+KEPT_FACTOR = 2  # 1: Data.tp_L holds the band factor of W's principal block of tp_flags[3] (the free set)
+KEPT_BW = 3  # ... whose band width
+N_KEPT = 4
+
+
+def nothing_kept_tiny():
+    """Data.tp_kept before the first tiny problem."""
+    return np.array([-1, -1, 0, 0], np.int64)
+
+
+@njit(cache=True, inline="always")
+def same_tiny_rows(kcols, kvals, knnz, kk, cols, vals, nnz, k):
+    """Whether the k rows (cols, vals, nnz) are the kk kept ones bit for bit (a zero's sign too, as
+    kept_delassus.same_rows). (One exit, every array used last in the last block: see lcp_dense.)"""
+    same = kk == k and k > 0
+    for r in range(k if same else 0):
+        if knnz[r] != nnz[r]:
+            same = False
+        for j in range(nnz[r] if same else 0):
+            a, b = kvals[r, j], vals[r, j]
+            if kcols[r, j] != cols[r, j] or a != b or (a == 0.0 and np.signbit(a) != np.signbit(b)):
+                same = False
+    return same & _touch(kcols, kvals, knnz) & _touch(cols, vals, nnz)
+
+
+@njit(cache=True, inline="always")
+def keep_tiny_rows(kcols, kvals, knnz, cols, vals, nnz, k):
+    """The k rows copied into the kept ones."""
+    for r in range(k):
+        knnz[r] = nnz[r]
+        for j in range(nnz[r]):
+            kcols[r, j] = cols[r, j]
+            kvals[r, j] = vals[r, j]
+    return _touch(kcols, kvals, knnz) & _touch(cols, vals, nnz)
 
 
 @njit(cache=True, inline="always")
@@ -142,19 +181,26 @@ def nsgs_dense(W, q, mu, r, nc, tol, max_iter, u, hist):
 
 
 @njit(cache=True, inline="always")
-def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
+def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped, kF, kept):
     """bpp's _solve_sub on a dense W: z_F = -W_FF⁻¹ q_F, z = 0 elsewhere (band storage: the entries
-    the sparse W lacks are zeros, which change no sum). False if unusable. (One exit, no views, every
-    array used last in the last block: see lcp_dense.)"""
+    the sparse W lacks are zeros, which change no sum). False if unusable. A symmetric W_FF's band
+    factor stays in L (kept[KEPT_FACTOR], its F in kF) and solves again while W and F repeat: the same
+    substitution's sums, so the same z. (One exit, no views, every array used last in the last block:
+    see lcp_dense.)"""
     n = 0
+    same = sym and kept[KEPT_FACTOR] == 1
     for j in range(k):
         z[j] = 0.0
         if F[j]:
             idx[n] = j
             n += 1
+        if F[j] != kF[j]:
+            same = False
     for a in range(n):
         b[a] = -q[idx[a]]
-    if sym:
+    if same:
+        ok = _band_substitute(L, kept[KEPT_BW], b, dropped, n)
+    elif sym:
         # the band of the nonzero entries (bpp_lcp_csr's, or narrower by exact zeros: the same sums);
         # a chain's problem is tridiagonal, and a full band would cost O(n³)
         bw = 0
@@ -167,24 +213,34 @@ def _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
         for a in range(n):
             for c in range(max(0, a - bw), a + 1):
                 L[a, bw - (a - c)] = W[idx[a], idx[c]]
-        ok = band_cholesky_solve_n(L, bw, b, dropped, n)
+        factored = band_cholesky_factor_n(L, bw, dropped, n)  # (band_cholesky_solve_n in two)
+        ok = factored & _band_substitute(L, bw, b, dropped, n if factored else 0)
+        kept[KEPT_FACTOR] = 1 if factored else 0
+        kept[KEPT_BW] = bw
+        for j in range(k):
+            kF[j] = F[j]
     else:
         for a in range(n):
             for c in range(n):
                 L[a, c] = W[idx[a], idx[c]]
         ok = lu_solve_n(L, b, n)
+        kept[KEPT_FACTOR] = 0
     for a in range(n if ok else 0):
         z[idx[a]] = b[a]
-    return ok & _touch(W, q, F) & _touch(z, idx, b) & _touch(L, dropped, dropped)
+    return (ok & _touch(W, q, F) & _touch(z, idx, b) & _touch(L, dropped, dropped)
+            & _touch(kF, kept, kept))
 
 
 RUNNING = -1  # lcp_dense's status while it pivots
 
 
 @njit(cache=True, inline="always")
-def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
+def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped, kF, kept):
     """bpp_lcp_csr (a plain LCP, no equality rows) on a dense W of k rows: 0 <= z ⊥ q + W z >= 0,
-    warm-started from the active set active0; z, w (= q + W z), idx, b, L, F, dropped are scratch.
+    warm-started from the active set active0; z, w (= q + W z), idx, b, F are scratch; L, dropped, kF
+    and kept (tp_kept's entries KEPT_SYM, KEPT_FACTOR, KEPT_BW) what is known of W from the last call:
+    its symmetry, the last principal factor. The caller sets kept[KEPT_SYM] = -1 and
+    kept[KEPT_FACTOR] = 0 when W changes (or L is written elsewhere).
     Returns (status, principal solves) as bpp_lcp_csr. (Compiled into its caller with what it calls:
     stepper._tiny_lcp then calls nothing. Written with one exit and every array used last in the last
     block (_linalg._touch), as are its helpers, and compiled with numba's numpy error model (no
@@ -210,12 +266,15 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
         dmax = 1.0
     tol_w = 1e-12 * qn
     tol_z = tol_w / dmax
-    sym = True  # (csr_symmetric's test)
-    for i in range(k if st == RUNNING else 0):
+    known = kept[KEPT_SYM] >= 0
+    sym = kept[KEPT_SYM] != 0  # (csr_symmetric's test, once for a W)
+    for i in range(k if st == RUNNING and not known else 0):
         for j in range(i):
             x, y = W[i, j], W[j, i]
             if x != y and abs(x - y) > 1e-13 * (abs(x) + abs(y)):
                 sym = False
+    if st == RUNNING and not known:
+        kept[KEPT_SYM] = 1 if sym else 0
     for i in range(k if st == RUNNING else 0):
         F[i] = active0[i]
     best = k + 1
@@ -224,7 +283,7 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
     it = 0
     while st == RUNNING and it < max_iter:
         it += 1
-        if not _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped):
+        if not _principal_solve(W, q, F, k, sym, z, idx, b, L, dropped, kF, kept):
             st = SINGULAR_SUBPROBLEM
             continue
         _matvec_plus(W, z, q, k, w)
@@ -269,5 +328,5 @@ def lcp_dense(W, q, active0, k, max_iter, z, w, idx, b, L, F, dropped):
             F[last] = not F[last]
     if st == RUNNING:
         st = ITERATION_CAP
-    touched = _touch(W, q, active0) & _touch(z, w, idx) & _touch(b, L, F) & _touch(dropped, dropped, dropped)
+    touched = _touch(W, q, active0) & _touch(z, w, idx) & _touch(b, L, F) & _touch(dropped, kF, kept)
     return (st if touched else BAD_INPUT), it  # (touched: always True)

@@ -14,7 +14,8 @@ from nsgui.engine.contact_rows import delassus_csr
 from nsgui.engine.solvers._linalg import csr_symmetric, csr_transpose
 from nsgui.engine.solvers.bpp import bpp_lcp_csr
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
-from nsgui.engine.tiny_problem import SWEEPS, TINY_ROWS, delassus_dense, lcp_dense, nsgs_dense, nsgs_dense_start
+from nsgui.engine.tiny_problem import (SWEEPS, TINY_ROWS, delassus_dense, lcp_dense, nothing_kept_tiny, nsgs_dense,
+                                      nsgs_dense_start)
 from nsgui.scene import load_scene
 from tests.helpers import SCENES
 
@@ -181,7 +182,8 @@ def _lcp_dense(W, q, active0, k, size=4):
     z, w, b = np.zeros(size), np.zeros(size), np.zeros(size)
     idx, L = np.zeros(size, np.int64), np.zeros((size, size))
     F, dropped = np.zeros(size, np.bool_), np.zeros(size, np.bool_)
-    status, it = lcp_dense(W, q, active0, k, 3 * k + 10, z, w, idx, b, L, F, dropped)
+    kF, kept = np.zeros(size, np.bool_), nothing_kept_tiny()
+    status, it = lcp_dense(W, q, active0, k, 3 * k + 10, z, w, idx, b, L, F, dropped, kF, kept)
     return z[:k], status, it
 
 
@@ -355,3 +357,72 @@ def _tiny_and_general_step(model, sim, nact_expected):
                                  np.zeros(0, np.bool_))
     v_gen = _general_velocity(sim._data, X, z)
     return v_tiny, lamN_tiny, z, status, v_gen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dense_lcp_kept_factor_gives_the_fresh_answer_bit_for_bit(seed):
+    """lcp_dense keeps W's symmetry and its last principal factor (tiny_problem.KEPT_*) from call to call:
+    a sequence of problems on one W, each warm-started from the last answer's support as a resting
+    column's steps are (q moving by a little, and now and then by much: another active set), gives the
+    answers, statuses and solve counts of fresh calls bit for bit, and the kept factor is used."""
+    from nsgui.engine.tiny_problem import KEPT_FACTOR, KEPT_SYM
+    rng = np.random.default_rng(900 + seed)
+    k = 3 + seed % (TINY_ROWS - 2)
+    chain = seed % 3 != 2
+    n = k + int(rng.integers(0, 4))
+    mptr, mcol, mval, _Minv = _minv_csr(rng, n) if not chain else _diagonal_minv(rng, n)
+    rcols, rvals, rnnz = _chain_rows(rng, k, n, chain)
+    X, W = np.zeros((n, TINY_ROWS)), np.zeros((TINY_ROWS, TINY_ROWS))
+    delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
+    size = TINY_ROWS
+    z, w, b, idx = np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size, np.int64)
+    L, F, dropped, kF = np.zeros((size, size)), np.zeros(size, np.bool_), np.zeros(size, np.bool_), np.zeros(size, np.bool_)
+    kept = nothing_kept_tiny()
+    q0 = rng.normal(size=TINY_ROWS) - 0.5
+    active0 = rng.random(TINY_ROWS) < 0.5
+    reused = 0
+    for call in range(8):
+        q = q0 + (rng.normal(size=TINY_ROWS) * (1.0 if call % 4 == 3 else 1e-9))
+        will_reuse = kept[KEPT_FACTOR] == 1 and kept[KEPT_SYM] == 1 and np.array_equal(kF[:k], active0[:k])
+        status, it = lcp_dense(W, q, active0, k, 3 * k + 10, z, w, idx, b, L, F, dropped, kF, kept)
+        zf, sf, itf = _lcp_dense(W, q, active0, k, size)
+        assert (status, it) == (sf, itf)
+        if status == SOLVED:
+            np.testing.assert_array_equal(z[:k], zf)
+            reused += will_reuse
+        active0 = np.zeros(TINY_ROWS, np.bool_)
+        active0[:k] = z[:k] > 0.0
+    if chain:  # W positive definite: every sequence solves, and its quiet calls reuse the factor
+        assert reused >= 3
+
+
+def _step_by_step(model, steps, forget):
+    """q, v and the percussions after each of `steps` steps (each its own Simulator.run call); with
+    forget, the tiny path's kept X, W and factor wiped before every step (built afresh). Also how many
+    steps solved tiny rows the same as the step before's (the kept ones used)."""
+    sim = Simulator(model)
+    dat = sim._data
+    out, same = [], 0
+    for _ in range(steps):
+        if forget:
+            dat.tp_kept[:] = nothing_kept_tiny()
+        before = dat.tp_kvals.copy(), dat.tp_kept.copy()
+        sim.run(1, False)
+        k = int(dat.tp_kept[0])
+        same += k > 0 and k == before[1][0] and np.array_equal(before[0][:k], dat.tp_vals[:k])
+        out.append(np.concatenate([dat.q, dat.v, dat.lamN, dat.lamT]))
+    return np.array(out), same
+
+
+@pytest.mark.parametrize("scene, steps, least", [("bead_column_10", 600, 350), ("bouncing_ball", 400, 250),
+                                                  ("sliding_box", 200, 0)])
+def test_tiny_paths_kept_rows_change_no_number(scene, steps, least):
+    """The tiny path keeps X, W and the LCP's factor while the rows repeat bit for bit: a 10-bead
+    column dropped onto the ground (impacts, then rest from about step 220), a bouncing ball and the
+    sliding box (friction; its rows move with its angle's round-off, so never kept) run the same, bit
+    for bit, as with everything built afresh at every step; and the kept rows are met (`least` steps)."""
+    model = compile_scene(load_scene(os.path.join(SCENES, scene + ".json")))
+    kept, same = _step_by_step(model, steps, False)
+    fresh, _ = _step_by_step(model, steps, True)
+    np.testing.assert_array_equal(kept, fresh)
+    assert same >= least

@@ -90,6 +90,15 @@ def band_cholesky_solve_n(L, bw, b, dropped, n):
     """band_cholesky_solve_inplace on the first n rows of L, b and dropped, without the views, in one exit
     (a row past an indefinite pivot is left as it is), every array used last in its last block (_touch):
     compiled into a function that calls nothing, it keeps no reference counts."""
+    ok = band_cholesky_factor_n(L, bw, dropped, n)
+    done = _band_substitute(L, bw, b, dropped, n if ok else 0)
+    return ok & done & _touch(L, b, dropped)
+
+
+@numba.njit(cache=True, inline="always")
+def band_cholesky_factor_n(L, bw, dropped, n):
+    """band_cholesky_solve_n's factor alone (L and dropped as it leaves them): False if S is clearly
+    indefinite. A kept factor then solves by _band_substitute with the same sums (tiny_problem's LCP)."""
     for i in range(n):
         dropped[i] = False
     ok = True
@@ -112,8 +121,7 @@ def band_cholesky_solve_n(L, bw, b, dropped, n):
                 L[i, cij] = s / L[j, bw]
             else:
                 ok = _band_pivot(L, bw, i, j0, s, dropped)
-    done = _band_substitute(L, bw, b, dropped, n if ok else 0)
-    return ok & done & _touch(L, b, dropped)
+    return ok & _touch(L, dropped, dropped)
 
 
 @numba.njit(cache=True, inline="always")
