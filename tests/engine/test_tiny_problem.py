@@ -251,17 +251,23 @@ def _chain_rows(rng, k, n, chain):
     return rcols, rvals, rnnz
 
 
+def _column_or_random(rng, seed):
+    """3 to TINY_ROWS frictionless rows by seed: a bead column's (diagonal M⁻¹, tridiagonal W) or random
+    ones (a random M⁻¹, a full W). Returns k, whether a column, n, M⁻¹ (_minv_csr) and the rows."""
+    k = 3 + seed % (TINY_ROWS - 2)
+    chain = seed % 3 != 2
+    n = k + int(rng.integers(0, 4))
+    minv = _minv_csr(rng, n) if not chain else _diagonal_minv(rng, n)
+    return k, chain, n, minv, _chain_rows(rng, k, n, chain)
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_dense_lcp_of_up_to_tiny_rows_is_block_pivotings_answer_bit_for_bit(seed):
     """3 to TINY_ROWS frictionless contacts (a short bead column: tridiagonal W, solved in its band;
     random rows: a full W): the dense path's percussions are bpp_lcp_csr's on the sparse W, bit for
     bit, and 0 <= z ⊥ W z + q >= 0 holds."""
     rng = np.random.default_rng(500 + seed)
-    k = 3 + seed % (TINY_ROWS - 2)
-    chain = seed % 3 != 2
-    n = k + int(rng.integers(0, 4))
-    mptr, mcol, mval, Minv = _minv_csr(rng, n) if not chain else _diagonal_minv(rng, n)
-    rcols, rvals, rnnz = _chain_rows(rng, k, n, chain)
+    k, chain, n, (mptr, mcol, mval, Minv), (rcols, rvals, rnnz) = _column_or_random(rng, seed)
     q = rng.normal(size=TINY_ROWS) - 0.5 * (seed % 2)
     active0 = rng.random(TINY_ROWS) < 0.5
     xptr, xcol, xval, wptr, wcol, wval = delassus_csr(rcols[:k].copy(), rvals[:k].copy(), rnnz[:k].copy(),
@@ -367,11 +373,7 @@ def test_dense_lcp_kept_factor_gives_the_fresh_answer_bit_for_bit(seed):
     answers, statuses and solve counts of fresh calls bit for bit, and the kept factor is used."""
     from nsgui.engine.tiny_problem import KEPT_FACTOR, KEPT_SYM
     rng = np.random.default_rng(900 + seed)
-    k = 3 + seed % (TINY_ROWS - 2)
-    chain = seed % 3 != 2
-    n = k + int(rng.integers(0, 4))
-    mptr, mcol, mval, _Minv = _minv_csr(rng, n) if not chain else _diagonal_minv(rng, n)
-    rcols, rvals, rnnz = _chain_rows(rng, k, n, chain)
+    k, chain, n, (mptr, mcol, mval, _Minv), (rcols, rvals, rnnz) = _column_or_random(rng, seed)
     X, W = np.zeros((n, TINY_ROWS)), np.zeros((TINY_ROWS, TINY_ROWS))
     delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
     size = TINY_ROWS
