@@ -25,7 +25,7 @@ TINY_ROWS = 16  # rows of a problem solved here (Data.tp_* are sized for it): fr
 
 # What Data.tp_kept says of the scratch kept from the last problem (a resting column's or ball's rows repeat
 # bit for bit, and with a constant M⁻¹ so do X, W and the LCP's principal factor: not built again)
-KEPT_ROWS = 0  # the number of rows X and W were built from (Data.tp_krows: the rows; -1: none)
+KEPT_ROWS = 0  # the number of rows X and W were built from (Data.tp_kcols, tp_kvals, tp_knnz; -1: none)
 KEPT_SYM = 1  # whether W is symmetric (-1: not tested yet)
 KEPT_FACTOR = 2  # 1: Data.tp_L holds the band factor of W's principal block of tp_flags[3] (the free set)
 KEPT_BW = 3  # ... whose band width
