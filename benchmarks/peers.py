@@ -1,12 +1,15 @@
 """nsgui against the 2-D engines a Python user picks instead (pymunk, Box2D, MuJoCo), on the same work.
 
     .venv/bin/python benchmarks/peers.py [--cases ball,bead_column_100,...] [--rounds 5] [--quick]
-                                          [--venv DIR] [--json FILE]
+                                          [--venv DIR] [--json FILE] [--fresh-processes]
 
 The peers are never dependencies of nsgui: the first run creates a benchmark venv (default
 benchmarks/.peers-venv, git-ignored) and pip-installs pymunk, box2d and mujoco there. Each peer runs in
 its own subprocess of that venv (this file with --worker ENGINE, reading one JSON job per line); nsgui
-runs in this process (the project venv), numba warmed up on a throwaway simulator first.
+runs in this process (the project venv), numba warmed up on a throwaway simulator first. With
+--fresh-processes every engine, nsgui too (a worker of the project's python), gets a new process in each
+round: this machine runs a process in one of two speed modes (up to 2x apart) for its whole life, so with one
+process per engine a whole run's median is that of one draw of the modes.
 
 Each case is read from an nsgui scene (an example file, or a generator for the bead columns of
 200-1000 beads) and handed to every engine as the same plain description: masses, inertias, radii,
@@ -585,13 +588,26 @@ def run_peer(engine, spec, steps):
 
 
 def worker(engine):
-    """Answer JSON jobs {spec, steps} from stdin, one per line, with {seconds, figures} or {error}."""
+    """Answer JSON jobs {spec, steps} from stdin, one per line, with {seconds, figures} or {error}. The
+    nsgui worker (--fresh-processes; run with the project's python) takes {case, steps, record} and
+    builds and warms each case once, as the main process does."""
     out = sys.stdout
     sys.stdout = sys.stderr                  # engines' prints never mix with the answers
+    built = {}
+    if engine == "nsgui":
+        sys.path[:0] = [ROOT]
+        import warnings
+        warnings.filterwarnings("ignore", message=".*faster on contiguous arrays.*")
     for line in sys.stdin:
         job = json.loads(line)
         try:
-            seconds, figs = run_peer(engine, job["spec"], job["steps"])
+            if engine == "nsgui":
+                case = job["case"]
+                if case not in built:
+                    built[case] = nsgui_case(case, job["record"])
+                seconds, figs = run_nsgui(*built[case], job["steps"], job["record"])
+            else:
+                seconds, figs = run_peer(engine, job["spec"], job["steps"])
             answer = dict(seconds=seconds, figures=figs)
         except Exception as exc:  # a case an engine cannot build: reported in its cell
             answer = dict(error=f"{type(exc).__name__}: {exc}")
@@ -608,8 +624,8 @@ class Peer:
         self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", engine], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1, cwd=tempfile.gettempdir())
 
-    def run(self, spec, steps):
-        self.proc.stdin.write(json.dumps(dict(spec=spec, steps=steps)) + "\n")
+    def run(self, spec, steps, **job):
+        self.proc.stdin.write(json.dumps(dict(spec=spec, steps=steps, **job)) + "\n")
         self.proc.stdin.flush()
         for line in self.proc.stdout:
             if line.startswith(REPLY):
@@ -727,7 +743,11 @@ def main(argv=None):
     ap.add_argument("--record", choices=("positions", "all"), default="positions",
                     help="what nsgui records per step: t and q (default; what a peer's poses give) or "
                          "every signal (energies, contact forces and statuses... as the app does)")
-    ap.add_argument("--worker", choices=PEERS, help=argparse.SUPPRESS)
+    ap.add_argument("--fresh-processes", action="store_true",
+                    help="every engine, nsgui too, in a new process for each round (the machine's per-process "
+                         "speed modes then vary from round to round for every engine alike, and the median "
+                         "spans them); by default one process per engine for the whole run")
+    ap.add_argument("--worker", choices=("nsgui", *PEERS), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker(args.worker)
@@ -750,15 +770,22 @@ def main(argv=None):
           f"peers: {versions(python) if python else 'none'}; nsgui records {args.record}", flush=True)
     built = {c: nsgui_case(c, args.record) for c in cases}
     steps_of = {c: max(4, built[c][2]["steps"] // (4 if args.quick else 1)) for c in cases}
-    peers = {e: Peer(e, python) for e in engines if e != "nsgui"}
+    fresh = args.fresh_processes
+    peers = {} if fresh else {e: Peer(e, python) for e in engines if e != "nsgui"}
     results = {c: {e: dict(seconds=[]) for e in engines} for c in cases}
     try:
         for r in range(rounds):
+            if fresh:  # this round's processes (the last round's ended)
+                for p in peers.values():
+                    p.close()
+                peers = {e: Peer(e, sys.executable if e == "nsgui" else python) for e in engines}
             for c in cases:
                 scene, model, spec = built[c]
                 order = engines[r % len(engines):] + engines[:r % len(engines)]
                 for e in order:
-                    if e == "nsgui":
+                    if fresh:
+                        answer = peers[e].run(spec, steps_of[c], case=c, record=args.record)
+                    elif e == "nsgui":
                         try:
                             seconds, figs = run_nsgui(scene, model, spec, steps_of[c], args.record)
                             answer = dict(seconds=seconds, figures=figs)
