@@ -378,7 +378,8 @@ def test_dense_lcp_kept_factor_gives_the_fresh_answer_bit_for_bit(seed):
     delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
     size = TINY_ROWS
     z, w, b, idx = np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size, np.int64)
-    L, F, dropped, kF = np.zeros((size, size)), np.zeros(size, np.bool_), np.zeros(size, np.bool_), np.zeros(size, np.bool_)
+    L = np.zeros((size, size))
+    F, dropped, kF = (np.zeros(size, np.bool_) for _ in range(3))
     kept = nothing_kept_tiny()
     q0 = rng.normal(size=TINY_ROWS) - 0.5
     active0 = rng.random(TINY_ROWS) < 0.5
