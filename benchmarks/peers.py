@@ -256,16 +256,25 @@ def figures(spec, X_start, X_quarter, X_end, ground_force):
 
 # ---------------------------------------------------------------- nsgui (this process)
 
-def nsgui_case(case, record="all"):
+def nsgui_case(case, record="all", warm=True):
     from nsgui.engine import Simulator, compile_scene
     scene = scene_of(case)
     model = compile_scene(scene)
     spec = spec_of(case, scene, model)
     try:   # numba compiled (or loaded from its cache) and the caches warm before any timing
-        Simulator(model).run(min(spec["steps"], WARMUP_STEPS), signals=recorded_signals(model, record))
+        if warm:
+            Simulator(model).run(min(spec["steps"], WARMUP_STEPS), signals=recorded_signals(model, record))
     except Exception:  # noqa: BLE001 -- a failing case is reported by its timed run
         pass
     return scene, model, spec
+
+
+def _use_checkout():
+    """This checkout's nsgui first on the path, numba's contiguity warnings off (the main process and the
+    nsgui worker alike)."""
+    sys.path[:0] = [ROOT]
+    import warnings
+    warnings.filterwarnings("ignore", message=".*faster on contiguous arrays.*")
 
 
 def recorded_signals(model, record):
@@ -595,9 +604,7 @@ def worker(engine):
     sys.stdout = sys.stderr                  # engines' prints never mix with the answers
     built = {}
     if engine == "nsgui":
-        sys.path[:0] = [ROOT]
-        import warnings
-        warnings.filterwarnings("ignore", message=".*faster on contiguous arrays.*")
+        _use_checkout()
     for line in sys.stdin:
         job = json.loads(line)
         try:
@@ -760,17 +767,15 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     rounds = 1 if args.quick else max(1, args.rounds)
-    sys.path[:0] = [ROOT]
-    import warnings
-    warnings.filterwarnings("ignore", message=".*faster on contiguous arrays.*")
+    _use_checkout()
     python = ensure_venv(args.venv) if len(engines) > 1 else None
     if len(engines) > 1 and python is None:
         engines = ["nsgui"]
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"peers: {versions(python) if python else 'none'}; nsgui records {args.record}", flush=True)
-    built = {c: nsgui_case(c, args.record) for c in cases}
-    steps_of = {c: max(4, built[c][2]["steps"] // (4 if args.quick else 1)) for c in cases}
     fresh = args.fresh_processes
+    built = {c: nsgui_case(c, args.record, warm=not fresh) for c in cases}   # (fresh: the nsgui worker warms)
+    steps_of = {c: max(4, built[c][2]["steps"] // (4 if args.quick else 1)) for c in cases}
     peers = {} if fresh else {e: Peer(e, python) for e in engines if e != "nsgui"}
     results = {c: {e: dict(seconds=[]) for e in engines} for c in cases}
     try:
