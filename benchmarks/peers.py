@@ -1,15 +1,15 @@
 """nsgui against the 2-D engines a Python user picks instead (pymunk, Box2D, MuJoCo), on the same work.
 
     .venv/bin/python benchmarks/peers.py [--cases ball,bead_column_100,...] [--rounds 5] [--quick]
-                                          [--venv DIR] [--json FILE] [--fresh-processes]
+                                          [--venv DIR] [--json FILE] [--no-fresh-processes]
 
 The peers are never dependencies of nsgui: the first run creates a benchmark venv (default
 benchmarks/.peers-venv, git-ignored) and pip-installs pymunk, box2d and mujoco there. Each peer runs in
-its own subprocess of that venv (this file with --worker ENGINE, reading one JSON job per line); nsgui
-runs in this process (the project venv), numba warmed up on a throwaway simulator first. With
---fresh-processes every engine, nsgui too (a worker of the project's python), gets a new process in each
-round: this machine runs a process in one of two speed modes (up to 2x apart) for its whole life, so with one
-process per engine a whole run's median is that of one draw of the modes.
+its own subprocess of that venv (this file with --worker ENGINE, reading one JSON job per line), and so does
+nsgui (a worker of the project's python, numba warmed up on a throwaway simulator first). Every engine gets a
+new process in each round: this machine runs a process in one of two speed modes (up to 2x apart) for its
+whole life, so with one process per engine a whole run's median would be that of one draw of the modes.
+--no-fresh-processes keeps one process per engine for the whole run (nsgui in this process).
 
 Each case is read from an nsgui scene (an example file, or a generator for the bead columns of
 200-1000 beads) and handed to every engine as the same plain description: masses, inertias, radii,
@@ -750,10 +750,10 @@ def main(argv=None):
     ap.add_argument("--record", choices=("positions", "all"), default="positions",
                     help="what nsgui records per step: t and q (default; what a peer's poses give) or "
                          "every signal (energies, contact forces and statuses... as the app does)")
-    ap.add_argument("--fresh-processes", action="store_true",
-                    help="every engine, nsgui too, in a new process for each round (the machine's per-process "
-                         "speed modes then vary from round to round for every engine alike, and the median "
-                         "spans them); by default one process per engine for the whole run")
+    ap.add_argument("--fresh-processes", action=argparse.BooleanOptionalAction, default=True,
+                    help="every engine, nsgui too, in a new process for each round (the default: the machine's "
+                         "per-process speed modes then vary from round to round for every engine alike, and the "
+                         "median spans them); --no-fresh-processes: one process per engine for the whole run")
     ap.add_argument("--worker", choices=("nsgui", *PEERS), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
