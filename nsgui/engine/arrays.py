@@ -221,6 +221,11 @@ class Data(NamedTuple):
     # ---- kinematics at (q, v) and of the finite differences
     kin: Kinematics
     fd_kin: Kinematics
+    # ---- state: the warm start's memory (stepper._warm_gate; a snapshot copies it). (2 nc + 3,): the
+    # percussions of the step before last (N of each candidate, then T), the steps in a row NSGS solved on
+    # the rows within WARM_QUIET sweeps, whether the warm start from the last two answers is on, and the
+    # step's sweeps on the rows (-1: not solved there; scratch of one step)
+    warm: np.ndarray
 
 
 def new_data(m: ModelArrays, q0, v0) -> Data:
@@ -253,7 +258,7 @@ def new_data(m: ModelArrays, q0, v0) -> Data:
         gp_ccol=z(2 * nc * width, np.int64), gp_cval=z(2 * nc * width), gp_blk=z((nc, 4)),
         kbuf_u=z(na), kbuf_dq=z((na, n)), kbuf_dv=z((na, n)),
         fd_kin=Kinematics.zeros(nb, n), fd_bias=z(n), fd_grav=z(n), fd_Fp=z(n), fd_Fm=z(n), fd_q=z(n),
-        fd_v=z(n))
+        fd_v=z(n), warm=z(2 * nc + 3))
 
 
 # ------------------------------------------------------------------ the kernels' view: structrefs

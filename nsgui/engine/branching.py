@@ -120,11 +120,12 @@ def map_state(state, src, dst):
     # what the edit adds to K + U is the edit's, not drift: the residual goes on from its value
     energy[codes.ACC_E0] += mechanical_energy(dst, q, v) - mechanical_energy(src, state.q, state.v)
     external = {a: t for a, t in state.external_next.items() if a in dst.actuator_names}
-    # ed=None: an event-driven integrator starts afresh from (t, q, v) in the edited model
+    # ed=None: an event-driven integrator starts afresh from (t, q, v) in the edited model; warm=None: the
+    # warm start's memory too (plain warm starts until its gate opens again)
     return dataclasses.replace(state, q=q, v=v, energy=energy, lamN=lamN, lamT=lamT, status=status, u=u,
                                ctrl=ctrl, stats=np.array(state.stats, dtype=float, copy=True),
                                row=None, external_next=external, user_state=_user_states(state, src, dst),
-                               ed=None)
+                               ed=None, warm=None)
 
 
 def _user_states(state, src, dst):

@@ -75,13 +75,17 @@ class SimState:
     # the event-driven integrator's own state (event_driven/layout.py); None for time stepping, or
     # to start it afresh from (t, q, v)
     ed: np.ndarray = field(default=None)
+    # the warm start's memory (Data.warm: the percussions of the step before last and the gate of the warm
+    # start from the last two answers, stepper._warm_gate); None: it starts afresh (plain warm starts)
+    warm: np.ndarray = field(default=None)
 
     def copy(self):
         return SimState(self.t, self.q.copy(), self.v.copy(), self.energy.copy(), self.lamN.copy(),
                         self.lamT.copy(), self.status.copy(), self.u.copy(), self.ctrl.copy(),
                         self.stats.copy(), self.step_count, None if self.row is None else self.row.copy(),
                         dict(self.external_next), dict(self.user_state),
-                        None if self.ed is None else self.ed.copy())
+                        None if self.ed is None else self.ed.copy(),
+                        None if self.warm is None else self.warm.copy())
 
 
 def pack_states(states):
@@ -197,7 +201,7 @@ class Simulator:
                         self._row.copy(),
                         {self.model.actuator_names[c.index]: c.next_sample for c in self._external},
                         {b.name: b.state() for b in self._python},
-                        None if self._ed is None else self._ed.copy())
+                        None if self._ed is None else self._ed.copy(), d.warm.copy())
 
     def set_state(self, state: SimState):
         """Continue from a snapshot (possibly taken from a simulator of an edited scene)."""
@@ -215,6 +219,10 @@ class Simulator:
             d.u[:] = state.u
             d.ctrl[:] = state.ctrl
         d.stats[:len(state.stats)] = state.stats
+        # the resumed run is the run not interrupted, bit for bit; a state without the warm start's memory
+        # (of an edited model) starts it afresh
+        ok = state.warm is not None and state.warm.shape == d.warm.shape
+        d.warm[:] = state.warm if ok else 0.0
         self.step_count = state.step_count
         for c in self._external:  # a controller the snapshot does not know is sampled at once
             c.next_sample = state.external_next.get(self.model.actuator_names[c.index], state.t)
@@ -253,7 +261,7 @@ class Simulator:
         """Sizes of the state arrays in a kernel snapshot row, after its step index and time
         (the order of stepper.keep_snapshot and of SimState)."""
         d = self._data
-        sizes = [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.ctrl, d.stats)]
+        sizes = [len(a) for a in (d.q, d.v, d.energy, d.lamN, d.lamT, d.status, d.u, d.ctrl, d.stats, d.warm)]
         return sizes + ([len(self._ed)] if self._ed is not None else [])
 
     def _snapshot_buffer(self, nsteps):

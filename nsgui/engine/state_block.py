@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats")
+STATE_ARRAYS = ("q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats", "warm")
 
 
 @dataclass
@@ -56,6 +56,8 @@ class StateBlock:
         """SimStates of one run (all with a `row`, or none; all with `ed`, or none) as one block."""
         with_row = all(s.row is not None for s in states)
         names = STATE_ARRAYS + ("row",) if with_row else STATE_ARRAYS
+        if not all(s.warm is not None for s in states):  # (a state mapped to an edited model: afresh)
+            names = tuple(n for n in names if n != "warm")
         if states and all(s.ed is not None for s in states):
             names += ("ed",)
         sizes = tuple(len(getattr(states[0], n)) for n in names) if states else ()

@@ -2,8 +2,9 @@
 statements: over a pyramid's fall, landing and rest, d.fric is μ > 0 and |H_T|² > 1e-20 (numpy), the anchors are
 the contact points in each box's frame (numpy's rotation of the box's angle), their separation and the last
 step's load; the problem's normal rows hold H_N v_free + e u_N with e by the restitution rule, warm starts
-λ_N, λ_T and μ by contact; and a row of disks hitting the ground at once (a problem on the rows, one pass)
-follows the closed form of a sticking friction impact with tangential restitution e_T (u_T+ = −e_T u_T−).
+λ_N, λ_T (at rest, from the last two answers) and μ by contact; and a row of disks hitting the ground at once (a
+problem on the rows, one pass) follows the closed form of a sticking friction impact with tangential restitution
+e_T (u_T+ = −e_T u_T−).
 (rows_into sums the friction test in its own pass; the laws take scalars since session 19.)"""
 import numpy as np
 import pytest
@@ -34,7 +35,8 @@ def test_friction_flags_anchors_and_laws_over_a_pyramid():
     assert ma.isets[IS_PROJECTION] != 0
     rest_v, tol = ma.fs[FS_REST_V], ma.fs[FS_TOL]
     width = max(ma.ccols.shape[1], 1)
-    checked = loaded = 0
+    checked = loaded = extrapolated = 0
+    nc = ma.ci.shape[0]
     for m, d, dat, nact, fric in rows_problems(model, 360, 6):
         act = dat.act[:nact].copy()
         HT = dat.HT[:nact]
@@ -68,13 +70,20 @@ def test_friction_flags_anchors_and_laws_over_a_pyramid():
             e = cf[c, CF_E] if u < -rest_v else (0.0 if u <= (tol if lam > 0.0 else 0.0) else 1.0)
             q = HN[r, :ccn[r]] @ dat.vfree[cols] + e * u
             assert qd[2 * r] == pytest.approx(q, rel=1e-12, abs=1e-15)
-            assert r0[2 * r] == lam and r0[2 * r + 1] == dat.lamT[c] and mu[r] == cf[c, CF_MU]
+            # the warm start: the last percussions, or once the gate is open (a pyramid at rest) and the contact
+            # was loaded in both last steps, r_k + β (r_k - r_(k-1)) (stepper._warm_gate, Data.warm's layout)
+            wn, wt = lam, dat.lamT[c]
+            if dat.warm[2 * nc + 1] == 1.0 and lam > 0.0 and dat.warm[c] > 0.0:
+                wn = lam + st.WARM_BETA * (lam - dat.warm[c])
+                wt = wt + st.WARM_BETA * (wt - dat.warm[nc + c])
+                extrapolated += 1
+            assert r0[2 * r] == wn and r0[2 * r + 1] == wt and mu[r] == cf[c, CF_MU]
             assert act0[2 * r] == (lam > 0.0 or qd[2 * r] < -rest_v or (cold and qd[2 * r] <= 0.0))
             assert not act0[2 * r + 1]
             assert qd[2 * r + 1] == pytest.approx(HT[r, :ccn[r]] @ dat.vfree[cols], rel=1e-12, abs=1e-15)
             loaded += lam > 0.0
         checked += 1
-    assert checked >= 30 and loaded > 500
+    assert checked >= 30 and loaded > 500 and extrapolated > 100, (checked, loaded, extrapolated)
 
 
 H = 1e-4

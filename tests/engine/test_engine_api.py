@@ -265,7 +265,7 @@ def test_snapshots_taken_inside_a_long_run_equal_get_state_at_their_steps():
             last = ref.t
     assert len(got) == len(expect) == 15
     for a, b in zip(got, expect):
-        for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats",
+        for name in ("t", "q", "v", "energy", "lamN", "lamT", "status", "u", "ctrl", "stats", "warm",
                      "step_count", "row"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     assert sim.pop_snapshots() == []
