@@ -242,6 +242,7 @@ def _run(sim, sink, nsteps, every, progress, interrupted, max_chunk, out, attrs)
         "max_penetration": stats["max_penetration"],
         "energy_residual": residual,
         "solver_warnings": stats["solver_warnings"],
+        "max_solver_iterations": stats["max_solver_iterations"],
         "failure": failure,
         "interrupted": bool(interrupted and done < nsteps),
         "every": every,

@@ -203,7 +203,8 @@ class ReturnMap:
         sec, m, sim = self.section, self.model, self.sim
         q, v = sec.state(x)
         state = self.template.copy()
-        state.t, state.q, state.v, state.ed, state.row = 0.0, q, v, None, None
+        # ed, warm = None: the integrator and the warm start's memory start afresh from (q, v)
+        state.t, state.q, state.v, state.ed, state.row, state.warm = 0.0, q, v, None, None, None
         state.energy = np.zeros_like(state.energy)
         state.step_count = 0
         sim.set_state(state)
