@@ -254,7 +254,7 @@ def figures(spec, X_start, X_quarter, X_end, ground_force):
                 fall=float(X_start[:, 1].max() - X_end[:, 1].max()))
 
 
-# ---------------------------------------------------------------- nsgui (this process)
+# ---------------------------------------------------------------- nsgui (its worker process, or this one with --no-fresh-processes)
 
 def nsgui_case(case, record="all", warm=True):
     from nsgui.engine import Simulator, compile_scene
@@ -598,8 +598,8 @@ def run_peer(engine, spec, steps):
 
 def worker(engine):
     """Answer JSON jobs {spec, steps} from stdin, one per line, with {seconds, figures} or {error}. The
-    nsgui worker (--fresh-processes; run with the project's python) takes {case, steps, record} and
-    builds and warms each case once, as the main process does."""
+    nsgui worker (the default, a new one each round; run with the project's python) takes {case, steps,
+    record} and builds and warms each case once, as the main process does with --no-fresh-processes."""
     out = sys.stdout
     sys.stdout = sys.stderr                  # engines' prints never mix with the answers
     built = {}
