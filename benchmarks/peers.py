@@ -254,7 +254,7 @@ def figures(spec, X_start, X_quarter, X_end, ground_force):
                 fall=float(X_start[:, 1].max() - X_end[:, 1].max()))
 
 
-# ---------------------------------------------------------------- nsgui (its worker process, or this one with --no-fresh-processes)
+# ---------------------------------------------------------------- nsgui (its worker, or this process)
 
 def nsgui_case(case, record="all", warm=True):
     from nsgui.engine import Simulator, compile_scene
