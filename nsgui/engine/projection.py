@@ -11,6 +11,10 @@ The projection keeps the total energy where it can: the potential energy the dis
 taken from the kinetic energy along the same direction (v ← v + s Δq, as far as the velocity along Δq
 allows), so lifting a body out of the ground slows its approach instead of adding the lift to its
 energy; what it removes (a pivoting body's drift put back) returns to the motion (v ← c v).
+With a constant M, a body (a block of M⁻¹) held by equality rows within DRIFT_TOL of rank its coordinates,
+against the ground or bodies so held, keeps Δq = 0 (the equalities alone fix its Δq, to that tolerance):
+the problem is solved on the other bodies' rows alone (_pinned_rows: a landing pyramid's 392 rows become
+the landing row's 4–36), checked on that problem, else solved whole as before.
 """
 
 import numpy as np
@@ -25,7 +29,7 @@ from .evaluation import (evaluate, evaluate_geometry, kinetic_energy, live_candi
 from .kept_delassus import delassus_kept
 from .solvers._linalg import csr_from_dense, csr_to_dense
 from .solvers.bpp import bpp_lcp_csr_dropping, bpp_lcp_csr_kept, new_factor
-from .solvers.mixed_schur import mixed_schur_csr, small_lcp
+from .solvers.mixed_schur import _checked, mixed_schur_csr, small_lcp
 
 DRIFT_TOL = 1e-10   # persistent contacts are put back once their drift exceeds this (m)
 ITERATIONS = 4      # linearized projections per step (the gaps are nonlinear in q)
@@ -322,39 +326,17 @@ def project_positions(m, d, upot):
                 qp[r] = gap[c] if t == 0 else _tangential_drift(m, d, c)
                 eq[r] = kind[c] > 0
                 r += 1
-        if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
-            # (after a column's landing it puts the drift of the same 1000 rows back step after step)
-            kept, reused = delassus_kept(d.pj_kept, pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n, False)
-            if not reused:
-                d.pj_kept = kept
-            (xptr, xcol, xval), (wptr, wcol, wval), fac = kept[3], kept[4], kept[6]
-        else:
-            Hp = densify(pcols, pvals, pnnz, n)
-            Xp = np.linalg.solve(d.M, Hp.T)
-            xptr, xcol, xval = csr_from_dense(Xp)
-            wptr, wcol, wval = csr_from_dense(Hp @ Xp)
-            fac = new_factor(0)
-        # more equality rows than coordinates they touch: W_EE is singular (a landing pyramid's redundant
-        # corners: 392 rows of rank 162), pivoting's first factor would only find that out (a third of the
-        # landing's projection)
-        touched = np.zeros(n, np.bool_)
-        ne = 0
-        nt = 0
-        for r in range(k):
-            if eq[r]:
-                ne += 1
-                for kk in range(pnnz[r]):
-                    if not touched[pcols[r, kk]]:
-                        touched[pcols[r, kk]] = True
-                        nt += 1
-        # (_solve_mixed shifts W's diagonal: W may be kept)
-        tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq, fac, ne > nt)
+        step = np.empty(0)
+        ok = False
+        if const_M and deep:  # bodies the equalities hold keep Δq = 0 (module doc): the others' rows alone
+            found, rcols, rvals, rnnz, rq, req = _pinned_rows(pcols, pvals, pnnz, qp, eq, m.mi_ptr, m.mi_col,
+                                                              m.mi_val, n, m.fs[FS_PROJ_TOL])
+            if found:
+                step, ok = _move(m, d, rcols, rvals, rnnz, rq, req, const_M, True)
+        if not ok:
+            step, ok = _move(m, d, pcols, pvals, pnnz, qp, eq, const_M, False)
         if not ok:
             break
-        step = np.zeros(n)
-        for i in range(n):  # X τ
-            for t in range(xptr[i], xptr[i + 1]):
-                step[i] += xval[t] * tau[xcol[t]]
         if not moved:  # (v and M are still those of the call's start)
             k0 = kinetic_energy(m, d, d.v)
             dq = np.zeros(n)
@@ -379,6 +361,200 @@ def project_positions(m, d, upot):
         upot = evaluate(m, d, False)
     d.energy[ACC_PROJECTION] += upot - u0 + kinetic_energy(m, d, d.v) - k0
     return upot
+
+
+@njit(cache=True)
+def _move(m, d, pcols, pvals, pnnz, qp, eq, const_M, checked):
+    """The displacement Δq = M⁻¹Hᵀτ of one linearized projection on the rows (pcols, pvals, pnnz: rows in
+    candidate order; qp their gaps or drifts; eq the equality rows) and whether τ was found; checked: τ must
+    also pass block pivoting's test on this problem (mixed_schur._checked), for the reduced problem of
+    _pinned_rows, whose fallback is the whole problem."""
+    n = d.q.shape[0]
+    k = qp.shape[0]
+    if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
+        # (after a column's landing it puts the drift of the same 1000 rows back step after step)
+        kept, reused = delassus_kept(d.pj_kept, pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n, False)
+        if not reused:
+            d.pj_kept = kept
+        (xptr, xcol, xval), (wptr, wcol, wval), fac = kept[3], kept[4], kept[6]
+    else:
+        Hp = densify(pcols, pvals, pnnz, n)
+        Xp = np.linalg.solve(d.M, Hp.T)
+        xptr, xcol, xval = csr_from_dense(Xp)
+        wptr, wcol, wval = csr_from_dense(Hp @ Xp)
+        fac = new_factor(0)
+    # more equality rows than coordinates they touch: W_EE is singular (a landing pyramid's redundant
+    # corners: 392 rows of rank 162), pivoting's first factor would only find that out (a third of the
+    # landing's projection)
+    touched = np.zeros(n, np.bool_)
+    ne = 0
+    nt = 0
+    for r in range(k):
+        if eq[r]:
+            ne += 1
+            for kk in range(pnnz[r]):
+                if not touched[pcols[r, kk]]:
+                    touched[pcols[r, kk]] = True
+                    nt += 1
+    # (_solve_mixed shifts W's diagonal: W may be kept)
+    tau, ok = _solve_mixed(wptr, wcol, wval.copy(), qp, eq, fac, ne > nt)
+    step = np.zeros(n)
+    if not ok or (checked and _checked(wptr, wcol, wval, qp, eq, tau) != SOLVED):
+        return step, False
+    for i in range(n):  # X τ
+        for t in range(xptr[i], xptr[i + 1]):
+            step[i] += xval[t] * tau[xcol[t]]
+    return step, True
+
+
+PIN_BLOCK = 6  # the largest block of M⁻¹ (a body's coordinates) _pinned_rows holds
+
+
+@njit(cache=True)
+def _pinned_rows(pcols, pvals, pnnz, qp, eq, mptr, mcol, mval, n, tol):
+    """The projection's rows without the bodies the equalities hold (module doc): a block of M⁻¹ (its
+    coordinates coupled by M⁻¹: a free body, a tree) is held when the equality rows within DRIFT_TOL between
+    it and the ground or held blocks have rank its size (their Gram matrix in M⁻¹'s diagonal scaling has no
+    pivot below 1e-8 of its largest diagonal entry), none of its equality rows drifted by more, and it has at
+    most PIN_BLOCK coordinates. Its Δq is then fixed by those equalities alone, and within DRIFT_TOL it is 0:
+    the held columns leave every row, and a row left with none is met (an equality within DRIFT_TOL, a
+    unilateral row not deeper than tol) or the reduction is refused. Returns (whether a block is held and
+    the reduction stands, its rows: cols, vals, nnz, right-hand sides, equality flags)."""
+    k = qp.shape[0]
+    ne = 0
+    for r in range(k):
+        ne += 1 if eq[r] else 0
+    if ne == 0:  # (nothing holds a block: no blocks to find)
+        return False, pcols[:0].copy(), pvals[:0].copy(), pnnz[:0].copy(), qp[:0].copy(), eq[:0].copy()
+    # the blocks of M⁻¹: connected coordinates (union-find by the smallest index)
+    root = np.arange(n)
+    for i in range(n):
+        for p in range(mptr[i], mptr[i + 1]):
+            a = i
+            while root[a] != a:
+                a = root[a]
+            b = mcol[p]
+            while root[b] != b:
+                b = root[b]
+            if a != b:
+                root[max(a, b)] = min(a, b)
+    size = np.zeros(n, np.int64)
+    slot = np.empty(n, np.int64)  # a coordinate's place in its block
+    scale = np.zeros(n)  # sqrt of M⁻¹'s diagonal entry
+    for i in range(n):
+        a = i
+        while root[a] != a:
+            a = root[a]
+        root[i] = a
+        slot[i] = size[a]
+        size[a] += 1
+        for p in range(mptr[i], mptr[i + 1]):
+            if mcol[p] == i:
+                scale[i] = np.sqrt(max(mval[p], 0.0))
+    held = np.zeros(n, np.bool_)  # by block root
+    bad = np.zeros(n, np.bool_)
+    for i in range(n):
+        bad[i] = size[root[i]] > PIN_BLOCK
+    for r in range(k):
+        if eq[r] and not abs(qp[r]) <= DRIFT_TOL:
+            for kk in range(pnnz[r]):
+                bad[root[pcols[r, kk]]] = True
+    gram = np.zeros((n, PIN_BLOCK, PIN_BLOCK))  # by block root
+    tried = np.zeros(n, np.bool_)
+    other = np.empty(k, np.int64)
+    nheld = 0
+    changed = True
+    while changed:  # each pass holds the blocks that the held ones (and the ground) hold
+        changed = False
+        for r in range(k):
+            # the one block of an in-tolerance equality row that is not held (-1: none or several)
+            other[r] = -1
+            if not eq[r]:
+                continue
+            g = -1
+            for kk in range(pnnz[r]):
+                b = root[pcols[r, kk]]
+                if held[b] or b == g:
+                    continue
+                if g >= 0 or bad[b]:
+                    g = -2
+                    break
+                g = b
+            if g < 0:
+                continue
+            other[r] = g
+            for kk in range(pnnz[r]):
+                j = pcols[r, kk]
+                if root[j] != g:
+                    continue
+                x = pvals[r, kk] * scale[j]
+                for kk2 in range(pnnz[r]):
+                    j2 = pcols[r, kk2]
+                    if root[j2] == g:
+                        gram[g, slot[j], slot[j2]] += x * pvals[r, kk2] * scale[j2]
+        for r in range(k):  # each block's Gram matrix tested once (at its first row) ...
+            g = other[r]
+            if g >= 0 and not tried[g]:
+                tried[g] = True
+                if _full_rank(gram[g], size[g]):
+                    held[g] = True
+                    nheld += 1
+                    changed = True
+        for r in range(k):  # ... then cleared for the next pass
+            g = other[r]
+            if g >= 0:
+                tried[g] = False
+                gram[g, :size[g], :size[g]] = 0.0
+    cols = np.zeros_like(pcols)
+    vals = np.zeros_like(pvals)
+    nnz = np.zeros(k, np.int64)
+    q = np.empty(k)
+    e = np.zeros(k, np.bool_)
+    if nheld == 0:
+        return False, cols[:0].copy(), vals[:0].copy(), nnz[:0].copy(), q[:0].copy(), e[:0].copy()
+    kr = 0
+    for r in range(k):
+        c = 0
+        for kk in range(pnnz[r]):
+            j = pcols[r, kk]
+            if not held[root[j]]:
+                cols[kr, c] = j
+                vals[kr, c] = pvals[r, kk]
+                c += 1
+        if c == 0:  # every column held: met as it stands, or the reduction refused
+            if (eq[r] and not abs(qp[r]) <= DRIFT_TOL) or (not eq[r] and not qp[r] >= -tol):
+                return False, cols[:0].copy(), vals[:0].copy(), nnz[:0].copy(), q[:0].copy(), e[:0].copy()
+            continue
+        nnz[kr] = c
+        q[kr] = qp[r]
+        e[kr] = eq[r]
+        kr += 1
+    return kr > 0, cols[:kr].copy(), vals[:kr].copy(), nnz[:kr].copy(), q[:kr].copy(), e[:kr].copy()
+
+
+@njit(cache=True)
+def _full_rank(G, g):
+    """Whether the symmetric g × g block G (PSD) has full rank: its Cholesky factor (on a copy) has no pivot
+    below 1e-8 of G's largest diagonal entry."""
+    A = G[:g, :g].copy()
+    top = 0.0
+    for i in range(g):
+        top = max(top, A[i, i])
+    if not top > 0.0:
+        return False
+    for j in range(g):
+        s = A[j, j]
+        for t in range(j):
+            s -= A[j, t] * A[j, t]
+        if not s > 1e-8 * top:
+            return False
+        A[j, j] = np.sqrt(s)
+        for i in range(j + 1, g):
+            s = A[i, j]
+            for t in range(j):
+                s -= A[i, t] * A[j, t]
+            A[i, j] = s / A[j, j]
+    return True
 
 
 @njit(cache=True)
