@@ -374,7 +374,7 @@ def _move(m, d, pcols, pvals, pnnz, qp, eq, const_M, checked):
     if const_M:  # M⁻¹ by tree: X and W sparse (contact_rows.delassus_csr)
         # (after a column's landing it puts the drift of the same 1000 rows back step after step)
         kept, reused = delassus_kept(d.pj_kept, pcols, pvals, pnnz, m.mi_ptr, m.mi_col, m.mi_val, n, False)
-        if not reused:
+        if not reused and not checked:  # (a reduced problem does not displace the whole one's: it may repeat)
             d.pj_kept = kept
         (xptr, xcol, xval), (wptr, wcol, wval), fac = kept[3], kept[4], kept[6]
     else:
@@ -419,14 +419,17 @@ def _pinned_rows(pcols, pvals, pnnz, qp, eq, mptr, mcol, mval, n, tol):
     most PIN_BLOCK coordinates. Its Δq is then fixed by those equalities alone, and within DRIFT_TOL it is 0:
     the held columns leave every row, and a row left with none is met (an equality within DRIFT_TOL, a
     unilateral row not deeper than tol) or the reduction is refused. Returns (whether a block is held and
-    the reduction stands, its rows: cols, vals, nnz, right-hand sides, equality flags)."""
+    the reduction stands, its rows: cols, vals, nnz, right-hand sides, equality flags).
+    A worklist, O(rows + coordinates): a row joins a block's Gram matrix when that block is the last of its
+    blocks not held, and a block is tested again when a row joins it (a column of beads is held bead by
+    bead, from the ground up, in one pass)."""
     k = qp.shape[0]
     ne = 0
     for r in range(k):
         ne += 1 if eq[r] else 0
     if ne == 0:  # (nothing holds a block: no blocks to find)
         return False, pcols[:0].copy(), pvals[:0].copy(), pnnz[:0].copy(), qp[:0].copy(), eq[:0].copy()
-    # the blocks of M⁻¹: connected coordinates (union-find by the smallest index)
+    # the blocks of M⁻¹: connected coordinates (union-find by the smallest index), numbered 0..nb-1
     root = np.arange(n)
     for i in range(n):
         for p in range(mptr[i], mptr[i + 1]):
@@ -438,73 +441,108 @@ def _pinned_rows(pcols, pvals, pnnz, qp, eq, mptr, mcol, mval, n, tol):
                 b = root[b]
             if a != b:
                 root[max(a, b)] = min(a, b)
-    size = np.zeros(n, np.int64)
-    slot = np.empty(n, np.int64)  # a coordinate's place in its block
+    blk = np.empty(n, np.int64)  # a coordinate's block
+    slot = np.empty(n, np.int64)  # its place in the block
     scale = np.zeros(n)  # sqrt of M⁻¹'s diagonal entry
+    size = np.zeros(n, np.int64)  # by block
+    nb = 0
     for i in range(n):
         a = i
         while root[a] != a:
             a = root[a]
         root[i] = a
-        slot[i] = size[a]
-        size[a] += 1
+        if a == i:
+            blk[i] = nb
+            nb += 1
+        b = blk[a]
+        blk[i] = b
+        slot[i] = size[b]
+        size[b] += 1
         for p in range(mptr[i], mptr[i + 1]):
             if mcol[p] == i:
                 scale[i] = np.sqrt(max(mval[p], 0.0))
-    held = np.zeros(n, np.bool_)  # by block root
-    bad = np.zeros(n, np.bool_)
-    for i in range(n):
-        bad[i] = size[root[i]] > PIN_BLOCK
+    bad = np.zeros(nb, np.bool_)
+    for b in range(nb):
+        bad[b] = size[b] > PIN_BLOCK
     for r in range(k):
         if eq[r] and not abs(qp[r]) <= DRIFT_TOL:
             for kk in range(pnnz[r]):
-                bad[root[pcols[r, kk]]] = True
-    gram = np.zeros((n, PIN_BLOCK, PIN_BLOCK))  # by block root
-    tried = np.zeros(n, np.bool_)
-    other = np.empty(k, np.int64)
+                bad[blk[pcols[r, kk]]] = True
+    # the in-tolerance equality rows' distinct blocks, and each block's rows
+    maxc = max(pcols.shape[1], 1)
+    rb = np.empty((k, maxc), np.int64)
+    nfree = np.zeros(k, np.int64)  # a row's blocks not held (0: not an in-tolerance equality row)
+    count = np.zeros(nb + 1, np.int64)
+    for r in range(k):
+        if not (eq[r] and abs(qp[r]) <= DRIFT_TOL):
+            continue
+        for kk in range(pnnz[r]):
+            b = blk[pcols[r, kk]]
+            new = True
+            for t in range(nfree[r]):
+                if rb[r, t] == b:
+                    new = False
+            if new:
+                rb[r, nfree[r]] = b
+                nfree[r] += 1
+                count[b + 1] += 1
+    for b in range(nb):
+        count[b + 1] += count[b]
+    adj = np.empty(count[nb], np.int64)
+    fill = count[:nb].copy()
+    for r in range(k):
+        for t in range(nfree[r]):
+            b = rb[r, t]
+            adj[fill[b]] = r
+            fill[b] += 1
+    width = 1
+    for b in range(nb):
+        if not bad[b]:
+            width = max(width, size[b])
+    gram = np.zeros((nb, width, width))
+    held = np.zeros(nb, np.bool_)
+    pending = np.zeros(nb, np.bool_)
+    queue = np.empty(k + 1, np.int64)  # (a block is queued when a row joins it: at most once a row)
+    head = 0
+    tail = 0
+    for r in range(k):  # rows against the ground alone
+        if nfree[r] == 1:
+            b = rb[r, 0]
+            if not bad[b]:
+                _gram_add(gram[b], pcols, pvals, pnnz, r, blk, slot, scale, b)
+                if not pending[b]:
+                    pending[b] = True
+                    queue[tail] = b
+                    tail += 1
     nheld = 0
-    changed = True
-    while changed:  # each pass holds the blocks that the held ones (and the ground) hold
-        changed = False
-        for r in range(k):
-            # the one block of an in-tolerance equality row that is not held (-1: none or several)
-            other[r] = -1
-            if not eq[r]:
+    while head < tail:
+        b = queue[head]
+        head += 1
+        pending[b] = False
+        if held[b] or not _full_rank(gram[b], size[b]):
+            continue
+        held[b] = True
+        nheld += 1
+        for p in range(count[b], count[b + 1]):
+            r = adj[p]
+            nfree[r] -= 1
+            if nfree[r] != 1:
                 continue
-            g = -1
-            for kk in range(pnnz[r]):
-                b = root[pcols[r, kk]]
-                if held[b] or b == g:
-                    continue
-                if g >= 0 or bad[b]:
-                    g = -2
+            g = -1  # the row's last block not held
+            for t in range(pnnz[r]):
+                if not held[blk[pcols[r, t]]]:
+                    g = blk[pcols[r, t]]
                     break
-                g = b
-            if g < 0:
+            if g < 0 or bad[g]:
                 continue
-            other[r] = g
-            for kk in range(pnnz[r]):
-                j = pcols[r, kk]
-                if root[j] != g:
-                    continue
-                x = pvals[r, kk] * scale[j]
-                for kk2 in range(pnnz[r]):
-                    j2 = pcols[r, kk2]
-                    if root[j2] == g:
-                        gram[g, slot[j], slot[j2]] += x * pvals[r, kk2] * scale[j2]
-        for r in range(k):  # each block's Gram matrix tested once (at its first row) ...
-            g = other[r]
-            if g >= 0 and not tried[g]:
-                tried[g] = True
-                if _full_rank(gram[g], size[g]):
-                    held[g] = True
-                    nheld += 1
-                    changed = True
-        for r in range(k):  # ... then cleared for the next pass
-            g = other[r]
-            if g >= 0:
-                tried[g] = False
-                gram[g, :size[g], :size[g]] = 0.0
+            _gram_add(gram[g], pcols, pvals, pnnz, r, blk, slot, scale, g)
+            if not pending[g]:
+                pending[g] = True
+                queue[tail] = g
+                tail += 1
+    held_coord = np.zeros(n, np.bool_)
+    for i in range(n):
+        held_coord[i] = held[blk[i]]
     cols = np.zeros_like(pcols)
     vals = np.zeros_like(pvals)
     nnz = np.zeros(k, np.int64)
@@ -517,7 +555,7 @@ def _pinned_rows(pcols, pvals, pnnz, qp, eq, mptr, mcol, mval, n, tol):
         c = 0
         for kk in range(pnnz[r]):
             j = pcols[r, kk]
-            if not held[root[j]]:
+            if not held_coord[j]:
                 cols[kr, c] = j
                 vals[kr, c] = pvals[r, kk]
                 c += 1
@@ -530,6 +568,20 @@ def _pinned_rows(pcols, pvals, pnnz, qp, eq, mptr, mcol, mval, n, tol):
         e[kr] = eq[r]
         kr += 1
     return kr > 0, cols[:kr].copy(), vals[:kr].copy(), nnz[:kr].copy(), q[:kr].copy(), e[:kr].copy()
+
+
+@njit(cache=True)
+def _gram_add(G, pcols, pvals, pnnz, r, blk, slot, scale, g):
+    """Row r's part on block g (its columns in M⁻¹'s diagonal scaling) added to g's Gram matrix G."""
+    for kk in range(pnnz[r]):
+        j = pcols[r, kk]
+        if blk[j] != g:
+            continue
+        x = pvals[r, kk] * scale[j]
+        for kk2 in range(pnnz[r]):
+            j2 = pcols[r, kk2]
+            if blk[j2] == g:
+                G[slot[j], slot[j2]] += x * pvals[r, kk2] * scale[j2]
 
 
 @njit(cache=True)

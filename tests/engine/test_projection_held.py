@@ -98,6 +98,27 @@ def test_a_penetration_between_held_bodies_refuses_the_reduction():
     assert not found and rq.shape[0] == 0   # (nothing left to solve: the caller solves the whole problem)
 
 
+@pytest.mark.parametrize("order", ["ground up", "top down"])
+def test_a_column_of_beads_is_held_bead_by_bead_from_the_ground(order):
+    """A column of 60 beads (one coordinate each, M⁻¹ diagonal) resting on persistent contacts within DRIFT_TOL
+    (the ground under bead 0, bead i on bead i - 1) and a 61st landing on top 1e-4 deep: each bead is held
+    through the one below it, whatever the rows' order, so the reduced problem is the landing row alone, on the
+    top bead's coordinate. With the bottom contact drifted above DRIFT_TOL, no bead is held (bad blocks do not
+    hold the ones above them)."""
+    nb = 61
+    masses = 1.0 + 0.01 * np.arange(nb)
+    ptr, col, val = np.arange(nb + 1, dtype=np.int64), np.arange(nb, dtype=np.int64), 1.0 / masses
+    rows = [({0: 1.0}, 3e-14, True)] + [({i - 1: -1.0, i: 1.0}, (-1) ** i * 1e-13, True) for i in range(1, nb - 1)]
+    rows.append(({nb - 2: -1.0, nb - 1: 1.0}, -1e-4, False))
+    if order == "top down":
+        rows = rows[::-1]
+    found, rc, rv, rn, rq, req = _pinned_rows(*_rows(rows, 2), ptr, col, val, nb, TOL)
+    assert found and rq.shape[0] == 1 and not req[0] and rq[0] == -1e-4
+    assert rn[0] == 1 and rc[0, 0] == nb - 1 and rv[0, 0] == 1.0
+    drifted = [r if r[0] != {0: 1.0} else ({0: 1.0}, 2 * DRIFT_TOL, True) for r in rows]
+    assert not _pinned_rows(*_rows(drifted, 2), ptr, col, val, nb, TOL)[0]
+
+
 def _projection_rows(model, m, d, data):
     """The rows of project_positions' first linearized problem at the current state (its loop's body)."""
     a = model.arrays
