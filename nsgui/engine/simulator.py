@@ -1,5 +1,6 @@
 """The simulator: the changing state of a run (MuJoCo's mjData) stepped by the compiled kernel."""
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,6 +119,11 @@ class Selection:
         return cls(cols, model.layout.parts_of(cols))
 
 
+# run(signals=...)'s Selections per model and tuple of names, shared by its simulators: a new Simulator's first
+# run would otherwise build one again (~20 µs: a benchmark's or a sweep's many short runs)
+_SELECTIONS = weakref.WeakKeyDictionary()
+
+
 class Simulator:
     """Steps a compiled Model from its initial state (scene.initial)."""
 
@@ -143,7 +149,7 @@ class Simulator:
         self._fallback = model.scene.settings.event_driven_fallback != "never"
         self._ed = None
         self._replay = None  # a perturbation.ScheduleSampler replaying recorded perturbations
-        self._selections = {}  # run(signals=...): a Selection per tuple of names
+        self._selections = _SELECTIONS.setdefault(model, {})  # run(signals=...): a Selection per tuple of names
         # the kernel's solver-warning log (codes.WL_*): one row per step with a warning, read after each call
         self._warning_log = np.empty((self.WARNING_LOG_ROWS, 3))
         self.reset()

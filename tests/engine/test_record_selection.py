@@ -160,3 +160,17 @@ def test_an_unknown_signal_is_named_and_nothing_runs():
     with pytest.raises(ValueError, match=r"out must be .* at least \(10, 2\)"):
         sim.run(10, signals=["t", "q.ball.y"], out=np.empty((10, 3)))
     assert sim.step_count == 0
+
+
+def test_simulators_of_one_model_share_its_selections_and_record_the_same_columns():
+    """A Selection is built once per model and tuple of names (Simulator's first run reuses it); a reversed
+    order is another selection, and another model (the same scene compiled again) builds its own."""
+    model = compile_scene(example("sliding_box"))
+    names = ["t"] + [n for n in model.signal_names if n.startswith("q.")]
+    a, b = Simulator(model), Simulator(model)
+    ra, rb = a.run(50, signals=names), b.run(50, signals=names[::-1])
+    assert a._selection(names) is b._selection(names)
+    assert a._selection(names[::-1]) is not a._selection(names)
+    np.testing.assert_array_equal(rb, ra[:, ::-1], strict=True)
+    other = compile_scene(example("sliding_box"))
+    assert Simulator(other)._selection(names) is not a._selection(names)
