@@ -16,6 +16,19 @@ SCENES = os.path.join(ROOT, "resources", "scenes")
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 
 
+def phases_at_start(model):
+    """(m, d, data) of a new Simulator of model, ready to be stepped phase by phase from a test (stepper's
+    free_velocity, activate_contacts, solve_contact_problem, ...): the model evaluated at q0, M set to the
+    constant M (what the compiled loop's start does for a constant-mass model)."""
+    from nsgui.engine import Simulator
+    from nsgui.engine.evaluation import evaluate
+    sim = Simulator(model)
+    m, d = sim._args
+    evaluate(m, d, False)
+    sim._data.M[:, :] = model.arrays.M_const
+    return m, d, sim._data
+
+
 def scene_path(name):
     return os.path.join(SCENES, f"{name}.json")
 

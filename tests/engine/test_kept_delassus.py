@@ -5,14 +5,14 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from nsgui.engine import Simulator, compile_scene
+from nsgui.engine import compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.codes import OK
 from nsgui.engine.contact_rows import delassus_csr
 from nsgui.engine.evaluation import evaluate
 from nsgui.engine.kept_delassus import delassus_kept, nothing_kept
 from nsgui.engine.tiny_problem import TINY_ROWS
-from tests.helpers import example
+from tests.helpers import example, phases_at_start
 
 
 def assert_same_delassus(entry, built):
@@ -67,11 +67,8 @@ def test_the_step_problem_uses_the_w_of_its_own_rows():
     counts = []
     for scene, steps in ((pile, 300), (example("bead_column_50"), 400)):
         model = compile_scene(scene)
-        sim = Simulator(model)
-        m, d = sim._args
-        data, a, n = sim._data, model.arrays, model.nq
-        evaluate(m, d, False)
-        data.M[:, :] = a.M_const
+        m, d, data = phases_at_start(model)
+        a, n = model.arrays, model.nq
         kept = rebuilt = 0
         last = None
         for _ in range(steps):

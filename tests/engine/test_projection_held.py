@@ -6,14 +6,14 @@ projection's tolerances."""
 import numpy as np
 import pytest
 
-from nsgui.engine import Simulator, compile_scene
+from nsgui.engine import compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.codes import FS_PROJ_TOL, OK
 from nsgui.engine.contact_rows import active_contact_rows
 from nsgui.engine.evaluation import evaluate
 from nsgui.engine.projection import (DRIFT_TOL, _move, _penetrating, _persistent, _pinned_rows, _tangential_drift,
                                      projection_due)
-from tests.helpers import example
+from tests.helpers import example, phases_at_start
 
 TOL = 1e-6  # a unilateral row's depth left as met (the scenes' projection tolerance)
 
@@ -157,11 +157,8 @@ def test_the_landing_pyramid_projects_its_landing_rows_alone_with_the_whole_prob
     linearized row (penetrations closed, equalities within DRIFT_TOL), and after project_positions nothing is
     left to project (projection_due: no gap below -tolerance, no drift above DRIFT_TOL)."""
     model = compile_scene(example("box_pyramid"))
-    sim = Simulator(model)
-    m, d = sim._args
-    data, a, n = sim._data, model.arrays, model.nq
-    evaluate(m, d, False)
-    data.M[:, :] = a.M_const
+    m, d, data = phases_at_start(model)
+    a, n = model.arrays, model.nq
     reduced = whole = 0
     for _ in range(200):
         st.free_velocity(m, d)
