@@ -41,7 +41,8 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
                     WL_COUNT, WL_ERR, WL_T, EL_T, EVENTS_FULL)
-from .contact_rows import delassus_columns_blocks, delassus_lu, delassus_sparse, rows_into, sparse_rows_times
+from .contact_rows import (delassus_columns_blocks, delassus_lu, delassus_sparse, rows_into, sparse_rows_times,
+                           sparse_rows_times_into)
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -59,8 +60,8 @@ from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows_into
 from .solvers.pgs import pgs_lcp_csr
-from .tiny_problem import (KEPT_FACTOR, KEPT_ROWS, KEPT_SYM, SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense,
-                           delassus_dense_diagonal, keep_tiny_rows, lcp_dense, nsgs_dense, nsgs_dense_start,
+from .tiny_problem import (KEPT_FACTOR, KEPT_ROWS, KEPT_SYM, SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_x,
+                           delassus_x_diagonal, keep_tiny_rows, lcp_dense, nsgs_dense, nsgs_dense_start,
                            same_tiny_rows)
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (_touch, csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
@@ -986,10 +987,11 @@ def _tiny_rows(m, d, nact, fric):
     # branch kept its reference counts, ~40 a step)
     done = False  # X and W by M⁻¹'s diagonal (ModelArrays.mi_diag), else by its sparse rows
     for _ in range(1 if new and at.shape[0] == X.shape[0] else 0):
-        done = delassus_dense_diagonal(rcols, rvals, rnnz, k, at, mval, X, W)
+        done = delassus_x_diagonal(rcols, rvals, rnnz, k, at, mval, X)
     for _ in range(1 if new and not done else 0):
-        delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, mval, X, W)
+        delassus_x(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, mval, X)
     for _ in range(1 if new else 0):
+        sparse_rows_times_into(rcols, rvals, rnnz, X, k, k, W)
         keep_tiny_rows(kcols, kvals, knnz, rcols, rvals, rnnz, k)
     kept[KEPT_ROWS] = k if new else kept[KEPT_ROWS]
     kept[KEPT_SYM] = -1 if new else kept[KEPT_SYM]
