@@ -41,7 +41,8 @@ from .codes import (ACC_ACTUATORS, ACC_DAMPING, ACC_E0, ACC_FRICTION, ACC_IMPACT
                     SWI_KIND, ST_BADVALUE, LI_TYPE, LOOP_ROWS, N_LOOP_SIGNALS, PRISMATIC, ST_IMPACTS, ST_LASTERR, ST_MAXITER,
                     ST_MINGAP, ST_STEPS, ST_WARNINGS, STICK, KI_NSIG, KI_SIGCOL, N_PT, PT_BODY, WARNINGS_FULL,
                     WL_COUNT, WL_ERR, WL_T, EL_T, EVENTS_FULL)
-from .contact_rows import delassus_columns_blocks, delassus_lu, delassus_sparse, rows_into, sparse_rows_times
+from .contact_rows import (delassus_columns_blocks, delassus_lu, delassus_sparse, rows_into, sparse_rows_times,
+                           sparse_rows_times_into)
 from .control.kernel import (actuator_forces, add_actuator_jacobians, applied_inputs, apply_controllers,
                              block_segment)
 from .dynamics import damper_power, point_world
@@ -59,8 +60,9 @@ from .solvers.bpp import bpp_lcp_csr_kept, new_factor
 from .solvers.fc2d_auto import fc2d_auto_csr
 from .solvers.nsgs import fc2d_error_csr, nsgs_fc2d_csr, nsgs_fc2d_rows_into
 from .solvers.pgs import pgs_lcp_csr
-from .tiny_problem import (KEPT_FACTOR, KEPT_ROWS, KEPT_SYM, SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_dense,
-                           keep_tiny_rows, lcp_dense, nsgs_dense, nsgs_dense_start, same_tiny_rows)
+from .tiny_problem import (KEPT_FACTOR, KEPT_ROWS, KEPT_SYM, SWEEPS, TINY_CONTACTS, TINY_ROWS, delassus_x,
+                           delassus_x_diagonal, keep_tiny_rows, lcp_dense, nsgs_dense, nsgs_dense_start,
+                           same_tiny_rows)
 from .signals import ROW_ALL, ROW_CONTACTS, ROW_ENERGY, ROW_OTHERS, T_COLUMN
 from .solvers._linalg import (_touch, csr_from_dense, csr_matvec_plus, csr_symmetric, csr_to_dense, csr_transpose,
                               lu_factor_inplace, lu_solve_factored)
@@ -339,23 +341,23 @@ def _free_velocity_constant(m, d):
     h = m.fs[FS_H]
     vfree, v, F, Qact, ptr, col, val, at = d.vfree, d.v, d.F, d.Qact, m.mi_ptr, m.mi_col, m.mi_val, m.mi_diag
     n = v.shape[0]
-    if at.shape[0] == n:
-        # M⁻¹ diagonal (ModelArrays.mi_diag: any other stored entry exactly 0, a free body's 3 x 3 block): each
-        # row's sum below is 0 + its diagonal product plus products ±0, which change no sum when every
-        # h (F + Qact) is finite (a ±0 sum ends +0 either way): the same numbers, one product a coordinate
-        # (a resting 55-box pyramid: ~1.5 µs a step less). Else (a blow-up) the sums as they were
-        finite = True
-        for i in range(n):
-            x = h * (F[i] + Qact[i])
-            finite = finite and np.isfinite(x)
-            vfree[i] = v[i] + (0.0 + val[at[i]] * x)
-        if finite:
-            return
-    for i in range(n):  # M⁻¹ by tree (sparse): O(n) for separate bodies
+    diagonal = at.shape[0] == n
+    # M⁻¹ diagonal (ModelArrays.mi_diag: any other stored entry exactly 0, a free body's 3 x 3 block): each
+    # row's sum below is 0 + its diagonal product plus products ±0, which change no sum when every
+    # h (F + Qact) is finite (a ±0 sum ends +0 either way): the same numbers, one product a coordinate
+    # (a resting 55-box pyramid: ~1.5 µs a step less). Else (a blow-up) the sums as they were
+    finite = True
+    for i in range(n if diagonal else 0):
+        x = h * (F[i] + Qact[i])
+        finite = finite and np.isfinite(x)
+        vfree[i] = v[i] + (0.0 + val[at[i]] * x)
+    # (one exit, loops of no turn and every array used last in the last block: 16 reference counts a step less)
+    for i in range(0 if diagonal and finite else n):  # M⁻¹ by tree (sparse): O(n) for separate bodies
         s = 0.0
         for p in range(ptr[i], ptr[i + 1]):
             s += val[p] * (h * (F[col[p]] + Qact[col[p]]))
         vfree[i] = v[i] + s
+    return _touch(vfree, v, F) & _touch(Qact, ptr, col) & _touch(val, at, at)
 
 
 @njit(cache=True)
@@ -534,11 +536,15 @@ def _active_rows(m, d, nact):
     any has. With projection, also the contacts' anchors (projection.anchor_into). The friction
     test is summed in the rows' own pass and the anchors are written here, inlined: no second pass over
     HT and no call of its own (whose arrays cost reference counts)."""
-    kin, act, pa, pb = d.kin, d.act, d.pa, d.pb
-    anyfric = rows_into(m, kin, act, nact, d.nrm, pa, pb, d.HN, d.HT, d.fric)
-    if m.isets[IS_PROJECTION] != 0:
-        anchor_into(m.ci, m.cf, kin.pos, kin.cs, d.anchor, act, nact, pa, pb, d.lamN)
-    return anyfric
+    kin, act, pa, pb, nrm, HN, HT, fric = d.kin, d.act, d.pa, d.pb, d.nrm, d.HN, d.HT, d.fric
+    ci, cf, pos, cs, anchor, lamN = m.ci, m.cf, kin.pos, kin.cs, d.anchor, d.lamN
+    anyfric = rows_into(m, kin, act, nact, nrm, pa, pb, HN, HT, fric)
+    # (a loop of no turn, not a branch, and every array used last in the last block: a last use on a branch
+    # kept their reference counts, 30 a step)
+    for _ in range(1 if m.isets[IS_PROJECTION] != 0 else 0):
+        anchor_into(ci, cf, pos, cs, anchor, act, nact, pa, pb, lamN)
+    return (anyfric & _touch(act, pa, pb) & _touch(nrm, HN, HT) & _touch(fric, ci, cf) & _touch(pos, cs, anchor)
+            & _touch(lamN, lamN, lamN))
 
 
 @njit(cache=True)
@@ -974,17 +980,26 @@ def _tiny_rows(m, d, nact, fric):
     k = 2 * nact if fric else nact
     rcols, rvals, rnnz, flags, vec, mu = d.tp_cols, d.tp_vals, d.tp_nnz, d.tp_flags, d.tp_vec, d.tp_mu
     qd, r0, lam, kept = vec[0], vec[1], vec[2], d.tp_kept
+    kcols, kvals, knnz, X, W, at, mval = d.tp_kcols, d.tp_kvals, d.tp_knnz, d.tp_X, d.tp_W, m.mi_diag, m.mi_val
     _problem_rows(m, d, nact, fric, rcols, rvals, rnnz, qd, mu, r0, flags[0])
-    if not same_tiny_rows(d.tp_kcols, d.tp_kvals, d.tp_knnz, kept[KEPT_ROWS], rcols, rvals, rnnz, k):
-        delassus_dense(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, m.mi_val, d.tp_X, d.tp_W)
-        keep_tiny_rows(d.tp_kcols, d.tp_kvals, d.tp_knnz, rcols, rvals, rnnz, k)
-        kept[KEPT_ROWS] = k
-        kept[KEPT_SYM] = -1
-        kept[KEPT_FACTOR] = 0
-    if fric:
-        kept[KEPT_FACTOR] = 0  # (NSGS's extrapolation may write tp_L)
-        for i in range(k):
-            lam[i] = r0[i]
+    new = not same_tiny_rows(kcols, kvals, knnz, kept[KEPT_ROWS], rcols, rvals, rnnz, k)
+    # (loops of no turn, not branches, and every array used last in the last block: each array's last use on a
+    # branch kept its reference counts, ~40 a step)
+    done = False  # X and W by M⁻¹'s diagonal (ModelArrays.mi_diag), else by its sparse rows
+    for _ in range(1 if new and at.shape[0] == X.shape[0] else 0):
+        done = delassus_x_diagonal(rcols, rvals, rnnz, k, at, mval, X)
+    for _ in range(1 if new and not done else 0):
+        delassus_x(rcols, rvals, rnnz, k, m.mi_ptr, m.mi_col, mval, X)
+    for _ in range(1 if new else 0):
+        sparse_rows_times_into(rcols, rvals, rnnz, X, k, k, W)
+        keep_tiny_rows(kcols, kvals, knnz, rcols, rvals, rnnz, k)
+    kept[KEPT_ROWS] = k if new else kept[KEPT_ROWS]
+    kept[KEPT_SYM] = -1 if new else kept[KEPT_SYM]
+    kept[KEPT_FACTOR] = 0 if new or fric else kept[KEPT_FACTOR]  # (with friction NSGS's extrapolation may write tp_L)
+    for i in range(k if fric else 0):
+        lam[i] = r0[i]
+    return (_touch(rcols, rvals, rnnz) & _touch(flags, vec, mu) & _touch(qd, r0, lam) & _touch(kept, kcols, kvals)
+            & _touch(knnz, X, W) & _touch(at, mval, at))
 
 
 @njit(cache=True)
@@ -1123,12 +1138,20 @@ def classify_contacts(m, d, nact):
 @njit(cache=True)
 def commit_step(d, t_next):
     """The step's result becomes the state (and the last step's percussions the warm start's memory)."""
-    _warm_gate(d.warm, d.lamN, d.lamT)
-    _copy(d.q, d.q_new)  # (loops: a slice assignment costs more than these few numbers)
-    _copy(d.v, d.v_new)
-    _copy(d.lamN, d.lamN_new)
-    _copy(d.lamT, d.lamT_new)
+    # (calling nothing, each array used last in the one block at the end: a call holding them, or a last use
+    # in a loop, kept 24 reference counts a step)
+    warm, lamN, lamT, q, q_new, v, v_new, lamN_new, lamT_new = (d.warm, d.lamN, d.lamT, d.q, d.q_new, d.v, d.v_new,
+                                                                 d.lamN_new, d.lamT_new)
+    _warm_gate(warm, lamN, lamT)
+    for i in range(q.shape[0]):  # (loops: a slice assignment costs more than these few numbers)
+        q[i] = q_new[i]
+    for i in range(v.shape[0]):
+        v[i] = v_new[i]
+    for c in range(lamN.shape[0]):
+        lamN[c] = lamN_new[c]
+        lamT[c] = lamT_new[c]
     d.t[0] = t_next
+    return _touch(warm, lamN, lamT) & _touch(q, q_new, v) & _touch(v_new, lamN_new, lamT_new)
 
 
 # The warm start from the last two answers. At rest NSGS's answers cycle at the tolerance's scale (a resting
@@ -1147,7 +1170,7 @@ WARM_QUIET = 1
 WARM_OFF = 10
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _warm_gate(warm, lamN, lamT):
     """At the end of a step (commit_step, before lamN and lamT take its answer): the last step's percussions
     into the warm start's memory (Data.warm) and its gate moved by the step's sweeps on the rows."""

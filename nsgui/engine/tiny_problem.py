@@ -68,6 +68,13 @@ def delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W):
     """X[:, :k] = M⁻¹Hᵀ and W[:k, :k] = H X for the k sparse rows H (rcols, rvals, rnnz) and M⁻¹ in
     compressed sparse rows: every entry the sum delassus_csr makes, in its order (the entries it
     does not store are zeros here)."""
+    delassus_x(rcols, rvals, rnnz, k, mptr, mcol, mval, X)
+    sparse_rows_times_into(rcols, rvals, rnnz, X, k, k, W)
+
+
+@njit(cache=True, inline="always")
+def delassus_x(rcols, rvals, rnnz, k, mptr, mcol, mval, X):
+    """delassus_dense's X = M⁻¹Hᵀ alone."""
     n = X.shape[0]
     for s in range(k):
         for i in range(n):
@@ -77,7 +84,29 @@ def delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W):
             hj = rvals[s, kk]
             for t in range(mptr[j], mptr[j + 1]):
                 X[mcol[t], s] += mval[t] * hj
-    sparse_rows_times_into(rcols, rvals, rnnz, X, k, k, W)
+
+
+@njit(cache=True, inline="always")
+def delassus_x_diagonal(rcols, rvals, rnnz, k, at, mval, X):
+    """delassus_x for a diagonal M⁻¹ (at: ModelArrays.mi_diag, its entries off the diagonal exactly 0):
+    X[j, s] = 0 + M⁻¹_jj h_sj, which is delassus_x's sum (its other terms are ±0 products, which change
+    no sum of finite numbers: a sum of ±0 from +0 ends +0): the same numbers, a product per entry
+    instead of a row of M⁻¹'s (the sliding box: X in half the time, its rows change at every step).
+    False when a row's columns do not ascend or a product is not finite: X is then delassus_x's to
+    make (W = H X is made once, after either)."""
+    n = X.shape[0]
+    ok = True
+    for s in range(k):
+        for i in range(n):
+            X[i, s] = 0.0
+        jp = -1
+        for kk in range(rnnz[s]):
+            j = rcols[s, kk]
+            x = 0.0 + mval[at[j]] * rvals[s, kk]
+            ok = ok & (j > jp) & np.isfinite(x)
+            jp = j
+            X[j, s] = x
+    return ok
 
 
 @njit(cache=True, inline="always")

@@ -10,12 +10,12 @@ import pytest
 from nsgui.engine import Simulator, compile_scene
 from nsgui.engine import stepper as st
 from nsgui.engine.codes import SOLVED
-from nsgui.engine.contact_rows import delassus_csr
+from nsgui.engine.contact_rows import _minv_diagonal, delassus_csr, sparse_rows_times_into
 from nsgui.engine.solvers._linalg import csr_symmetric, csr_transpose
 from nsgui.engine.solvers.bpp import bpp_lcp_csr
 from nsgui.engine.solvers.nsgs import nsgs_fc2d_csr
-from nsgui.engine.tiny_problem import (SWEEPS, TINY_ROWS, delassus_dense, lcp_dense, nothing_kept_tiny, nsgs_dense,
-                                      nsgs_dense_start)
+from nsgui.engine.tiny_problem import (SWEEPS, TINY_ROWS, delassus_dense, delassus_x_diagonal, lcp_dense,
+                                      nothing_kept_tiny, nsgs_dense, nsgs_dense_start)
 from nsgui.scene import load_scene
 from tests.helpers import SCENES
 
@@ -429,3 +429,56 @@ def test_tiny_paths_kept_rows_change_no_number(scene, steps, least):
     fresh, _ = _step_by_step(model, steps, True)
     np.testing.assert_array_equal(kept, fresh)
     assert same >= least
+
+
+def _free_bodies_minv(rng, bodies):
+    """M⁻¹ of free bodies at their centres of mass, as compile stores it: each body's 3 x 3 block in full,
+    its entries off the diagonal exact zeros (1/m, 1/m, 1/I)."""
+    n = 3 * bodies
+    ptr, col, val = [0], [], []
+    for b in range(bodies):
+        inv = (1.0 / rng.uniform(0.2, 5.0), 1.0 / rng.uniform(0.01, 2.0))
+        for i in range(3):
+            col += [3 * b, 3 * b + 1, 3 * b + 2]
+            val += [inv[0] if i == j and i < 2 else inv[1] if i == j else 0.0 for j in range(3)]
+            ptr.append(len(col))
+    return np.array(ptr, np.int64), np.array(col, np.int64), np.array(val), n
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_diagonal_delassus_is_the_sparse_rows_one_bit_for_bit(seed):
+    """X = M⁻¹Hᵀ by M⁻¹'s diagonal (the step's path when M⁻¹ is diagonal) is delassus_dense's X, and so its W,
+    in every bit (the products that M⁻¹'s stored zeros add are ±0 and change no sum), negative zeros and
+    all; a row whose columns do not ascend, or a product that is not finite, is refused."""
+    rng = np.random.default_rng(seed)
+    mptr, mcol, mval, n = _free_bodies_minv(rng, int(rng.integers(1, 4)))
+    at = _minv_diagonal(mptr, mcol, mval, n)
+    assert at.shape[0] == n and np.all(mcol[at] == np.arange(n))
+    nc = int(rng.integers(1, 3))
+    rcols, rvals, rnnz, *_ = _random_problem(rng, nc, n, width=min(n, 6))
+    rvals[rng.random(rvals.shape) < 0.2] *= 0.0  # zeros and negative zeros in H
+    k = 2 * nc
+    X, W = np.full((n, 4), np.nan), np.full((4, 4), np.nan)
+    delassus_dense(rcols, rvals, rnnz, k, mptr, mcol, mval, X, W)
+    Xd, Wd = np.full((n, 4), np.nan), np.full((4, 4), np.nan)
+    assert delassus_x_diagonal(rcols, rvals, rnnz, k, at, mval, Xd)
+    sparse_rows_times_into(rcols, rvals, rnnz, Xd, k, k, Wd)
+    assert Xd[:, :k].tobytes() == X[:, :k].tobytes()
+    assert Wd[:k, :k].tobytes() == W[:k, :k].tobytes()
+    # its own numbers: X[:, s] = diag(M⁻¹) h_s, W = H X
+    H = np.zeros((k, n))
+    for s in range(k):
+        H[s, rcols[s, :rnnz[s]]] = rvals[s, :rnnz[s]]
+    Minv = np.zeros((n, n))
+    for i in range(n):
+        Minv[i, mcol[mptr[i]:mptr[i + 1]]] = mval[mptr[i]:mptr[i + 1]]
+    np.testing.assert_allclose(Xd[:, :k], Minv @ H.T, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(Wd[:k, :k], H @ Minv @ H.T, rtol=0, atol=1e-13 * np.abs(Wd[:k, :k]).max())
+    # refusals: a row naming its columns out of order, a product that overflows
+    if rnnz[k - 1] >= 2:
+        wrong = rcols.copy()
+        wrong[k - 1, :2] = rcols[k - 1, 1::-1]
+        assert not delassus_x_diagonal(wrong, rvals, rnnz, k, at, mval, Xd)
+    big = rvals.copy()
+    big[0, 0] = np.inf
+    assert not delassus_x_diagonal(rcols, big, rnnz, k, at, mval, Xd)
