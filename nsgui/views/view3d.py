@@ -39,6 +39,7 @@ ORBIT_VIEW = (70.0, 12.0)  # the orbit view's starting angles
 ORBIT_FOV = 30.0
 FRAMING = 1.25  # the fitted view shows the scene's bounds with this margin factor
 FOLLOW = 0.4  # a fitted view slides after the bodies when their mean leaves this middle share of it
+FOLLOW_EDGE = 0.04  # ... or when they would come nearer an edge than this share of its width
 GROUND_REACH = 1000.0  # m: grounds are drawn this far beyond the scene (walkers walk on)
 ARROW_SHARE = 0.25  # a force equal to the weight resting on contacts: this share of the view height
 ARROW_MAX = 0.45  # longest arrow (impacts), as a share of the view height
@@ -158,6 +159,7 @@ class View3D(QWidget):
             self._camera_fitted = False  # True until the user moves the camera: resizes re-fit
             self._follow_shift, self._follow_axis = 0.0, np.array([1.0, 0.0])  # the camera's slide (_follow)
             self._follow_origin = None
+            self._follow_reach = self._follow_start = 0.0  # (_follow_setup)
             self.canvas.events.mouse_press.connect(self._camera_touched)
             self.canvas.events.mouse_wheel.connect(self._camera_touched)
             self.canvas.events.resize.connect(self._canvas_resized, position="last")
@@ -482,7 +484,11 @@ class View3D(QWidget):
         width = cam.scale_factor * (w / h if w > h else 1.0)
         # a function of the displayed pose alone: scrubbing back to the start gives the first framing
         moved = float((poses[:, :2].mean(axis=0) - self._follow_origin) @ self._follow_axis)
-        shift = float(np.sign(moved) * max(abs(moved) - 0.5 * FOLLOW * width, 0.0))
+        # the mean travels freely up to FOLLOW / 2 of the width, less when the bodies' reach would
+        # then leave the view (FOLLOW_EDGE of it kept clear at the edge)
+        room = 0.5 * (1.0 - FOLLOW_EDGE) * width - self._follow_reach - np.sign(moved) * self._follow_start
+        free = min(0.5 * FOLLOW * width, max(room, 0.0))
+        shift = float(np.sign(moved) * max(abs(moved) - free, 0.0))
         if shift != self._follow_shift:
             c = np.array(cam.center, float)
             c[:2] += (shift - self._follow_shift) * self._follow_axis
@@ -512,6 +518,12 @@ class View3D(QWidget):
         if not joints or any(j.parent == "world" and j.type == "free" for j in joints) or \
                 set(names) - {j.child for j in joints}:
             return None
+        return View3D._body_outlines(model)
+
+    @staticmethod
+    def _body_outlines(model):
+        """(body indices, body-frame points) of every body's shapes' outlines; None without any."""
+        names = list(model.body_names)
         body, local = [], []
         for b in model.scene.bodies:
             if b.name not in names:
@@ -534,6 +546,15 @@ class View3D(QWidget):
         grounds = [o for o in model.scene.obstacles if o.type == "ground"]
         n = np.array(grounds[0].normal if grounds else (0.0, 1.0), float)
         self._follow_axis = np.array([n[1], -n[0]]) / max(float(np.hypot(*n)), 1e-12)
+        # how far the bodies reach from their mean along the ground, and where the mean starts from the
+        # fitted centre: _follow keeps the whole mechanism in view, not its mean only (a sliding box
+        # nearly as wide as its first framing slid half out of it)
+        self._follow_reach = self._follow_start = 0.0
+        outlines = self._body_outlines(model) if self._follow_origin is not None else None
+        if outlines is not None:
+            pts = geo.points_along_poses(poses0[None], *outlines)[:, 0]
+            self._follow_reach = float(np.max(np.abs((pts - self._follow_origin) @ self._follow_axis)))
+            self._follow_start = float((self._follow_origin - self.center) @ self._follow_axis)
 
     def _camera_touched(self, ev):
         from vispy.util import keys

@@ -7,7 +7,7 @@ to keep every link of a crank in sight."""
 import numpy as np
 import pytest
 
-from nsgui.views.view3d import FOLLOW
+from nsgui.views.view3d import FOLLOW, FOLLOW_EDGE
 from tests.helpers import scene_path
 
 pytestmark = pytest.mark.gui
@@ -62,6 +62,30 @@ class TestOneWindow:
         v.reset_camera()                                             # a resize re-fits: the slide stays
         assert np.allclose(np.array(v.view.camera.center[:2]) - c0, moved)
         window.controller.seek_row(0)                                # scrubbed back: the first framing
+        v.show_row(0)
+        assert np.allclose(v.view.camera.center[:2], c0, atol=1e-12)
+
+    def test_a_sliding_box_as_wide_as_its_first_framing_stays_whole_in_view(self, window):
+        """The sliding box (0.4 m wide, its first framing ~0.5 m) slides 0.68 m: at every shown row its
+        whole outline is inside the view along the ground, FOLLOW_EDGE of the width kept clear, and the
+        camera went with it; scrubbed back, the first framing."""
+        from nsgui.views import geometry3d as geo
+        assert window.open_scene(scene_path("sliding_box"))
+        v = window.view3d
+        c0 = np.array(v.view.camera.center[:2])
+        run_to(window, 1.0)
+        rec = window.controller.recorder
+        body, local = v._body_outlines(window.controller.model)
+        q = np.column_stack([rec.column("q." + n) for n in v.model.coord_names])
+        poses = np.array([v.model.body_poses(qi) for qi in q])
+        assert poses[-1, 0, 0] - poses[0, 0, 0] > 0.6                # it slid, further than half its view
+        for row in range(0, len(rec), 25):
+            v.show_row(row)
+            pts = geo.points_along_poses(poses[row:row + 1], body, local)[:, 0]
+            off = [screen_offset(v, p) for p in pts]
+            assert max(np.abs(off)) <= 0.5 * (1 - FOLLOW_EDGE) + 1e-9, f"the box leaves the view at row {row}"
+        assert (np.array(v.view.camera.center[:2]) - c0) @ v._follow_axis > 0.3
+        window.controller.seek_row(0)
         v.show_row(0)
         assert np.allclose(v.view.camera.center[:2], c0, atol=1e-12)
 
