@@ -101,25 +101,27 @@ def rest_time(t, pn):
 
 def assert_drawn_from(x, y, t, col):
     """(x, y) as handed to a plot curve shows the signal `col` sampled at times `t`: each x is a
-    sample time; a single point is that sample; a pair of points at the same x is the minimum and
-    maximum of the samples from that time up to the next drawn time (peak decimation). Together
-    the points cover every sample from the first drawn time to the last."""
+    sample time; a single point is that sample; a pair of points is a bucket of the samples from the
+    first point's time to the second's, inclusive (peak decimation): its minimum and maximum, the
+    minimum first when the bucket's last sample is not below its first. The points cover every
+    sample from the first drawn time to the last, each once, in order."""
     x, y, t, col = (np.asarray(a, float) for a in (x, y, t, col))
     assert len(x) == len(y) and len(x) > 0
     starts = np.searchsorted(t, x)
     assert np.all(starts < len(t)) and np.array_equal(t[starts], x), "points at non-sample times"
-    k, n = 0, len(x)
+    k, n, row = 0, len(x), starts[0]
     while k < n:
         s = starts[k]
-        pair = k + 1 < n and x[k + 1] == x[k]
-        nxt = k + 2 if pair else k + 1
-        e = starts[nxt] if nxt < n else (len(t) if pair else s + 1)
-        assert e > s, f"drawn times not increasing at point {k}"
-        seg = col[s:e]
-        if pair:
+        assert s == row, f"samples skipped or drawn twice before point {k} (row {s}, expected {row})"
+        if k + 1 < n and starts[k + 1] >= s:
+            e = starts[k + 1]
+            seg = col[s:e + 1]
             with np.errstate(invalid="ignore"):
-                expected = [np.fmin.reduce(seg), np.fmax.reduce(seg)]
-            assert np.array_equal(y[k:k + 2], expected, equal_nan=True), f"bucket at t={x[k]}"
-        else:
-            assert e == s + 1 and np.array_equal(y[k], col[s], equal_nan=True), f"sample at t={x[k]}"
-        k = nxt
+                lo, hi = np.fmin.reduce(seg), np.fmax.reduce(seg)
+                expected = [lo, hi] if col[s] <= col[e] else [hi, lo]
+            if np.array_equal(y[k:k + 2], expected, equal_nan=True):
+                k, row = k + 2, e + 1
+                continue
+        assert np.array_equal(y[k], col[s], equal_nan=True), f"sample at t={x[k]}"
+        k, row = k + 1, s + 1
+    assert row == len(t), f"the drawn points end at row {row} of {len(t)}"

@@ -4,8 +4,10 @@ width, not by the history's length (pure numpy, no Qt).
 Level k holds the minimum and maximum over consecutive buckets of BASE * FACTOR**k rows. The levels
 are extended incrementally as rows arrive (only complete buckets are stored), so keeping them up to
 date costs O(new rows), and drawing any time range picks the finest level that gives at most about
-`max_buckets` buckets. Each bucket is drawn as two points at its first sample's time, its minimum
-and its maximum (the "peak" decimation: every extreme of the signal stays visible).
+`max_buckets` buckets. Each bucket is drawn as two points, its minimum and its maximum (the "peak"
+decimation: every extreme of the signal stays visible), at its first and last samples' times, in the
+order the signal goes (the minimum first when its last sample is not below its first): a monotone
+stretch is drawn through its own samples, not as a staircase of vertical bars.
 NaN samples are ignored (np.fmin/np.fmax); an all-NaN bucket stays NaN.
 """
 
@@ -85,14 +87,29 @@ class Envelope:
         xs, ys = [], []
         with np.errstate(invalid="ignore"):
             if i0 < min(b0 * s, i1):  # rows before the first whole bucket: one bucket
-                seg = y[i0:min(b0 * s, i1)]
-                xs.append(np.repeat(t[i0], 2))
-                ys.append(np.array([np.fmin.reduce(seg), np.fmax.reduce(seg)]))
+                e = min(b0 * s, i1)
+                seg = y[i0:e]
+                xs.append(_ends(t, np.array([i0]), np.array([e - 1])))
+                ys.append(_ordered(np.array([np.fmin.reduce(seg)]), np.array([np.fmax.reduce(seg)]),
+                                   y[[i0]], y[[e - 1]]))
         if b1 > b0:
-            xs.append(np.repeat(t[np.arange(b0, b1) * s], 2))
-            ys.append(np.column_stack([self._mins[level][b0:b1], self._maxs[level][b0:b1]]).ravel())
+            first = np.arange(b0, b1) * s
+            xs.append(_ends(t, first, first + s - 1))
+            ys.append(_ordered(self._mins[level][b0:b1], self._maxs[level][b0:b1], y[first], y[first + s - 1]))
         if b1 * s < i1 and b1 * s >= i0:  # the newest rows, not yet in this level: finer levels
             x_tail, y_tail = self.decimate(t, y, b1 * s, i1, max(4, max_buckets // 8))
             xs.append(x_tail)
             ys.append(y_tail)
         return np.concatenate(xs), np.concatenate(ys)
+
+
+def _ends(t, first, last):
+    """Each bucket's two drawn times: its first and its last sample's."""
+    return np.column_stack([t[first], t[last]]).ravel()
+
+
+def _ordered(mins, maxs, y_first, y_last):
+    """Each bucket's (min, max), or (max, min) when the signal ends lower than it starts (or either end is NaN)."""
+    with np.errstate(invalid="ignore"):
+        rising = y_first <= y_last
+    return np.column_stack([np.where(rising, mins, maxs), np.where(rising, maxs, mins)]).ravel()

@@ -56,6 +56,24 @@ def test_decimated_points_are_the_extremes_of_every_sample_in_range(i0, i1):
         np.testing.assert_array_equal(x, t[i0:i1])  # short ranges: the samples themselves
 
 
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_monotone_signal_is_drawn_through_its_own_samples(sign):
+    """A rising (or falling) signal's buckets are drawn from its first sample to its last: every drawn
+    point is a sample of the signal at its own time, so the line is the signal's, not a staircase of
+    vertical bars at the buckets' starts (which put each bucket's far extreme at its first time)."""
+    t = np.arange(3000) * 1e-3
+    y = sign * (t + 0.3 * np.sin(2.0 * t) ** 2)  # increasing (decreasing) and curved
+    env = Envelope()
+    env.extend(y)
+    x, yy = env.decimate(t, y, 0, len(y), max_buckets=300)
+    assert len(x) < len(t) / 2  # decimated
+    rows = np.searchsorted(t, x)
+    np.testing.assert_array_equal(t[rows], x)
+    np.testing.assert_array_equal(yy, y[rows])
+    assert np.all(np.diff(x) > 0) and x[0] == t[0] and x[-1] == t[-1]
+    assert_drawn_from(x, yy, t, y)
+
+
 def test_short_histories_and_constant_signals():
     env = Envelope()
     t = np.arange(BASE - 1) * 0.1
