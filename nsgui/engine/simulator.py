@@ -53,6 +53,23 @@ class Event:
     energy_lost: float = float("nan")
     t_star: float = float("nan")
 
+    def describe(self) -> str:
+        """The event's detail in words (the window's Events table): its own text, else an impact's
+        normal velocity before and after, percussion and kinetic energy lost, an accumulation's
+        estimated time t*; "" when it has none of them (a stick or slip)."""
+        if self.detail:
+            return self.detail
+        parts = []
+        if self.un_pre == self.un_pre and self.un_post == self.un_post:  # (not NaN)
+            parts.append(f"uₙ {self.un_pre:+.4g} → {self.un_post:+.4g} m/s")
+        if self.percussion == self.percussion:
+            parts.append(f"percussion {self.percussion:.4g} N·s")
+        if self.energy_lost == self.energy_lost:
+            parts.append(f"energy lost {self.energy_lost:.4g} J")
+        if self.t_star == self.t_star:
+            parts.append(f"t* ≈ {self.t_star:.6g} s")
+        return ", ".join(parts)
+
 
 @dataclass
 class SimState:

@@ -216,3 +216,22 @@ def test_events_are_due_exactly_when_the_step_has_an_event_row():
         assert due == (n > 0), (old, new)
         seen.add(due)
     assert seen == {True, False}
+
+
+def test_an_events_detail_in_words_gives_its_own_numbers():
+    """Event.describe (the window's Events detail column): an impact's normal velocities, percussion and
+    energy lost as logged, the ball's bounce obeying Newton's law u⁺ = -e u⁻ (e = 0.9); a stick or slip
+    has no detail; a solver warning keeps its own text; an accumulation gives t*."""
+    model = compile_scene(example("bouncing_ball"))
+    sim = Simulator(model)
+    sim.run(600)
+    events = sim.pop_events()
+    hit = next(e for e in events if e.kind == "impact")
+    # (the velocities are the step's start and end: the law holds to gravity's share of one step, g h)
+    assert hit.un_post == pytest.approx(-0.9 * hit.un_pre, abs=9.81 * model.dt) and hit.un_pre < -4.0  # from ~0.9 m
+    assert hit.describe() == (f"uₙ {hit.un_pre:+.4g} → {hit.un_post:+.4g} m/s, percussion {hit.percussion:.4g} N·s, "
+                              f"energy lost {hit.energy_lost:.4g} J")
+    assert simulator_module.Event(0.5, "stick", "c").describe() == ""
+    assert simulator_module.Event(0.5, "solver_warning", "", "capped").describe() == "capped"
+    acc = simulator_module.Event(0.5, "accumulation", "c", t_star=0.51234567)
+    assert acc.describe() == "t* ≈ 0.512346 s"

@@ -345,6 +345,8 @@ def test_events_signal_picker_phase_plot_and_replay(window, scene_file, qtbot):
     r = impacts[0]
     t_event = ev.event_at(r).t
     assert ev.text(r, 0) == f"{t_event:.4f}"
+    e = ev.event_at(r)  # the detail column says the impact's numbers
+    assert ev.text(r, 3) == e.describe() and ev.text(r, 3).startswith(f"uₙ {e.un_pre:+.4g} → {e.un_post:+.4g} m/s")
     ev.clicked.emit(ev.events_model.index(r, 0))
     assert c.cursor == rec.row_at_time(t_event) and not c.following
     # the signal picker adds any signal to a new plot; the curve is the recorded column
