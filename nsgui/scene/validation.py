@@ -138,13 +138,13 @@ class _Checker:
             self.add(path, f"must be in {'[' if ge is not None else '('}{_g(lo)}, {_g(le)}], not {_g(x)}")
             return _BAD
         if gt is not None and not x > gt:
-            self.add(path, f"must be > {_g(gt)}")
+            self.add(path, f"must be > {_g(gt)}, not {_g(x)}")
             return _BAD
         if ge is not None and not x >= ge:
-            self.add(path, f"must be >= {_g(ge)}")
+            self.add(path, f"must be >= {_g(ge)}, not {_g(x)}")
             return _BAD
         if le is not None and not x <= le:
-            self.add(path, f"must be <= {_g(le)}")
+            self.add(path, f"must be <= {_g(le)}, not {_g(x)}")
             return _BAD
         if abs(x) > MAX_MAGNITUDE:  # keeps every derived quantity (areas, moments) finite
             self.add(path, f"must be between -{MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
@@ -164,7 +164,7 @@ class _Checker:
             self.add(path, f"must be an integer from {lo} to {le}, not {_short(v)}")
             return _BAD
         if lo is not None and not v >= lo:
-            self.add(path, f"must be >= {lo}")
+            self.add(path, f"must be >= {lo}, not {v}")
             return _BAD
         return v
 

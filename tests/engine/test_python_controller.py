@@ -61,7 +61,7 @@ def test_parameters_are_checked_against_the_class(tmp_path):
     with pytest.raises(SceneError) as err:
         compile_scene(scene)
     msgs = [str(p) for p in err.value.problems]
-    assert "controllers[0].params.kd: must be >= 0" in msgs
+    assert "controllers[0].params.kd: must be >= 0, not -2" in msgs
     assert "controllers[0].params.ki: must be a number, not a string" in msgs
     assert "controllers[0].params.target[1]: must be a number, not a string" in msgs
     assert "controllers[0].params.kq: PID has no parameter 'kq' (did you mean 'kp'?)" in msgs

@@ -259,8 +259,8 @@ def test_build_lists_every_problem_with_its_path():
         b.build()
     assert sorted(str(p) for p in err.value.problems) == sorted([
         "gravity[1]: must be a finite number",
-        "bodies[0].mass: must be > 0",
-        "bodies[0].shapes[0].radius: must be > 0",
+        "bodies[0].mass: must be > 0, not -1",
+        "bodies[0].shapes[0].radius: must be > 0, not 0",
         "bodies[1].shapes[0].vertices: vertices are clockwise; list them counter-clockwise",
         "joints[0].limits: lower (1) > upper (-1)",
         "obstacles[0].normal: must not be zero length",

@@ -361,7 +361,7 @@ def test_duplicate_and_bad_names():
 def test_masses_and_inertia():
     d = base()
     d["bodies"][2]["mass"] = -1
-    assert one_problem(d) == "bodies[2].mass: must be > 0"
+    assert one_problem(d) == "bodies[2].mass: must be > 0, not -1"
     d = base()
     d["bodies"][0]["mass"] = None
     assert one_problem(d) == "bodies[0]: body 'a' needs a mass or a density"
@@ -377,7 +377,7 @@ def test_masses_and_inertia():
     assert one_problem(d) == ("bodies[0].inertia: must be > 0: body 'a' is on free joint 'ja' and can rotate "
                               "(its shapes have no area, so give inertia)")
     d["bodies"][0]["inertia"] = -0.5
-    assert one_problem(d) == "bodies[0].inertia: must be >= 0"
+    assert one_problem(d) == "bodies[0].inertia: must be >= 0, not -0.5"
 
 
 def test_point_mass_on_revolute_joint():
@@ -466,7 +466,7 @@ def test_contacts():
     d["contacts"][0]["restitution"] = 1.5
     d["contacts"][0]["friction"] = -0.1
     d["contacts"][1]["b"] = {"obstacle": "ground", "body": "c"}
-    assert problems(d) == ["contacts[0].friction: must be >= 0",
+    assert problems(d) == ["contacts[0].friction: must be >= 0, not -0.1",
                            "contacts[1].b: give either 'obstacle' or 'body' and 'shape', not both",
                            "contacts[0].restitution: Newton's e_N must be in [0, 1], not 1.5 "
                            "(for Moreau's e in [0, 2) set \"impact_law\": \"moreau\")"]
@@ -538,7 +538,7 @@ def test_validate_scene_on_edited_dataclasses():
     s.contacts[0].b = ShapeRef(obstacle="lava")
     s.settings = "fast"
     assert [str(p) for p in validate_scene(s)] == [
-        "bodies[0].mass: must be > 0",
+        "bodies[0].mass: must be > 0, not -2",
         "bodies[1].shapes[0].width: must be a number, not a string",
         "settings: must be an object, not a string",
         "contacts[0].b.obstacle: no obstacle named 'lava'",

@@ -115,7 +115,7 @@ def test_a_registered_type_is_validated_written_and_documented():
             scene_from_dict(d)
         assert [str(p) for p in exc.value.problems] == [
             "actuators[0].controller: unknown key 'kd'",
-            "actuators[0].controller.kp: must be >= 0"]
+            "actuators[0].controller.kp: must be >= 0, not -1"]
         d["actuators"][0]["controller"] = {"type": "bang"}
         with pytest.raises(SceneError) as exc:
             scene_from_dict(d)

@@ -57,7 +57,7 @@ def test_a_block_is_added_on_the_selected_actuators_edited_refused_and_undone(ar
     assert doc.scene.controllers[0].period == 0.001  # the value shown when it was null
     period.spin.setValue(0.0)
     assert doc.scene.controllers[0].period == 0.001
-    assert w.editor.widget.hint.text() == "period: must be > 0"
+    assert w.editor.widget.hint.text() == "period: must be > 0, not 0"
     # one target per actuator: setting the elbow's pads the shoulder's with its initial value
     _field(w, "type", 1).combo.setCurrentIndex(_field(w, "type", 1).combo.findData("sine"))
     targets = doc.scene.controllers[0].targets
@@ -162,7 +162,7 @@ def test_a_type_registered_later_gets_its_form_with_no_views_change(arm, wiggle)
     _field(w, "center y").spin.setValue(0.25)
     _field(w, "cycles").spin.setValue(5)
     _field(w, "radius").spin.setValue(0.0)          # > 0: refused
-    assert w.editor.widget.hint.text() == "radius: must be > 0"
+    assert w.editor.widget.hint.text() == "radius: must be > 0, not 0"
     b = doc.scene.controllers[0]
     assert (b.gamma2, b.mode, b.adaptive, b.center, b.radius, b.cycles) == (4.5, "task", True, [0.65, 0.25], 0.1, 5)
     assert type(b.cycles) is int
