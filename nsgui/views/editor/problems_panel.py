@@ -60,7 +60,10 @@ class ProblemsPanel(QWidget):
             item.setData(256, p.path)
             item.setToolTip("click to select the item")
             self.list.addItem(item)
-        if not problems:
+        if not problems and not self.document.scene.bodies:  # (File > New, or a file that failed to open)
+            self.summary.setText("The scene is empty: draw bodies in the Editor, or open a scene (File > Open).")
+            self.summary.setStyleSheet("color: #555")
+        elif not problems:
             self.summary.setText("✔ No problems: the scene is ready to run.")
             self.summary.setStyleSheet("color: #2e7d32")
         else:

@@ -16,6 +16,8 @@ from nsgui.scene.templates import TEMPLATES, make_template
 
 def test_problems_panel_shows_selects_and_clears(window, mouse):
     doc, ed = window.document, window.editor
+    ed.problems.refresh()
+    assert not doc.scene.bodies and "scene is empty" in ed.problems.summary.text()  # not "ready to run"
     mouse.tool("ground")
     mouse.click(0.0, 0.0)
     mouse.tool("disk")
