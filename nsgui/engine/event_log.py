@@ -1,6 +1,7 @@
 """The event log of a run as a CSV file (`nsgui run SCENE --events events.csv`), for either integrator:
 one line per event with its time, kind, contact, the normal velocities before and after, the normal
-percussion, the kinetic energy lost and (accumulations of the event-driven integrator) t*."""
+percussion, the kinetic energy lost, (accumulations of the event-driven integrator) t* and the event's
+text (a solver warning's: how many step problems stopped at the iteration cap, and the error).""" 
 
 import csv
 import io
@@ -8,7 +9,7 @@ import math
 
 from nsgui.atomic import atomic_write_text
 
-COLUMNS = ("time", "kind", "contact", "un_pre", "un_post", "percussion", "energy_lost", "t_star")
+COLUMNS = ("time", "kind", "contact", "un_pre", "un_post", "percussion", "energy_lost", "t_star", "detail")
 
 
 def _number(x):
@@ -21,7 +22,7 @@ def events_csv_text(events):
     w.writerow(COLUMNS)
     for e in events:
         w.writerow([repr(float(e.t)), e.kind, e.name, _number(e.un_pre), _number(e.un_post),
-                    _number(e.percussion), _number(e.energy_lost), _number(e.t_star)])
+                    _number(e.percussion), _number(e.energy_lost), _number(e.t_star), e.detail or ""])
     return out.getvalue()
 
 
@@ -36,6 +37,6 @@ def read_events_csv(path):
         rows = list(csv.DictReader(f))
     for r in rows:
         for k in COLUMNS:
-            if k not in ("kind", "contact"):
+            if k not in ("kind", "contact", "detail"):
                 r[k] = float(r[k]) if r[k] else math.nan
     return rows

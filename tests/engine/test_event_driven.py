@@ -297,3 +297,18 @@ def test_frictional_run_in_chunks_is_the_run_in_one_call():
     b = Simulator(model)
     chunks = np.vstack([b.run(k) for k in (3, 677, 1, 519)])
     assert np.array_equal(chunks, whole)
+
+
+def test_events_csv_gives_a_solver_warnings_text(tmp_path):
+    """A solver warning's row carries its text (how many step problems stopped at the iteration cap, and
+    the error) in the detail column; the other events' detail is blank."""
+    from nsgui.engine.event_log import events_csv_text, read_events_csv
+    from nsgui.engine.simulator import Event
+    path = tmp_path / "ev.csv"
+    path.write_text(events_csv_text([Event(0.25, "solver_warning", "", "a step problem stopped at the iteration "
+                                                                        "cap (error 3.1e-07)"),
+                                     Event(0.5, "impact", "c", un_pre=-1.0, un_post=0.5, percussion=1.5,
+                                           energy_lost=0.375)]))
+    warn, hit = read_events_csv(path)
+    assert warn["kind"] == "solver_warning" and warn["detail"].endswith("(error 3.1e-07)")
+    assert hit["detail"] == "" and hit["un_pre"] == -1.0 and hit["energy_lost"] == 0.375
