@@ -193,7 +193,9 @@ def _run(args, stop):
         if problems:
             raise SceneError(problems)
     except SceneError as e:
-        return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
+        # (a problem an edit made is the edit's, not the file's: say which edits the scene went through)
+        edited = f" as edited by --set {', '.join(args.overrides)}" if args.overrides else ""
+        return _fail(f"invalid scene {args.scene}{edited}:\n" + "\n".join(f"  {p}" for p in e.problems))
     schedule = None
     if args.perturbations:
         try:

@@ -168,7 +168,8 @@ def render_main(argv):
     try:
         model = _load_model(args.scene, args.duration, overrides)
     except SceneError as exc:
-        return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in exc.problems))
+        edited = f" as edited by --set {', '.join(args.overrides)}" if args.overrides else ""
+        return _fail(f"invalid scene {args.scene}{edited}:\n" + "\n".join(f"  {p}" for p in exc.problems))
 
     from nsgui.app import display_available
     if not display_available():

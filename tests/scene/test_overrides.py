@@ -88,6 +88,8 @@ def test_run_set_errors_name_the_path(sets, says, tmp_path, capsys):
     err = capsys.readouterr().err
     assert says in err.splitlines() or err.startswith(says), err
     assert "Traceback" not in err and not out.exists()
+    if "PATH=VALUE" not in says:  # the message says the scene was edited, not that the file is broken
+        assert f"invalid scene {BALL} as edited by --set {sets[0]}:" in err, err
 
 
 def test_render_set_configures_the_scene_and_names_bad_paths(tmp_path, capsys):
@@ -99,4 +101,5 @@ def test_render_set_configures_the_scene_and_names_bad_paths(tmp_path, capsys):
     assert main(["render", BALL, "--out", str(work / "x.gif"), "--set", "settings.theta=3"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nsgui render: invalid scene") and "  settings.theta: must be in [0.5, 1], not 3" in err
+    assert "as edited by --set" in err.splitlines()[0]
     assert os.listdir(work) == []
