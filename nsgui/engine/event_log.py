@@ -1,7 +1,7 @@
 """The event log of a run as a CSV file (`nsgui run SCENE --events events.csv`), for either integrator:
 one line per event with its time, kind, contact, the normal velocities before and after, the normal
 percussion, the kinetic energy lost, (accumulations of the event-driven integrator) t* and the event's
-text (a solver warning's: how many step problems stopped at the iteration cap, and the error).""" 
+text (a solver warning's: how many step problems stopped at the iteration cap, and the error)."""
 
 import csv
 import io
