@@ -79,6 +79,13 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+def invalid_scene(path, problems, overrides=()):
+    """The message refusing a scene: its file, the --set edits it went through (a problem an edit made is
+    the edit's, not the file's), then each problem on its own line."""
+    edited = f" as edited by --set {', '.join(overrides)}" if overrides else ""
+    return f"invalid scene {path}{edited}:\n" + "\n".join(f"  {p}" for p in problems)
+
+
 def _fail(msg, code=2):
     sys.stderr.write(f"nsgui run: {msg}\n")
     return code
@@ -193,9 +200,7 @@ def _run(args, stop):
         if problems:
             raise SceneError(problems)
     except SceneError as e:
-        # (a problem an edit made is the edit's, not the file's: say which edits the scene went through)
-        edited = f" as edited by --set {', '.join(args.overrides)}" if args.overrides else ""
-        return _fail(f"invalid scene {args.scene}{edited}:\n" + "\n".join(f"  {p}" for p in e.problems))
+        return _fail(invalid_scene(args.scene, e.problems, args.overrides))
     schedule = None
     if args.perturbations:
         try:
@@ -219,7 +224,7 @@ def _run(args, stop):
                           perturbations=schedule,
                           attrs={"scene": os.path.abspath(args.scene)})
     except SceneError as e:
-        return _fail(f"invalid scene {args.scene}:\n" + "\n".join(f"  {p}" for p in e.problems))
+        return _fail(invalid_scene(args.scene, e.problems, args.overrides))
     except CodeRefused as e:
         return _fail(f"{args.scene}: {e.where}.module {e.module!r} is Python code: pass --allow-code to run it "
                      "(only for scenes you trust)")

@@ -168,8 +168,8 @@ def render_main(argv):
     try:
         model = _load_model(args.scene, args.duration, overrides)
     except SceneError as exc:
-        edited = f" as edited by --set {', '.join(args.overrides)}" if args.overrides else ""
-        return _fail(f"invalid scene {args.scene}{edited}:\n" + "\n".join(f"  {p}" for p in exc.problems))
+        from nsgui.cli import invalid_scene
+        return _fail(invalid_scene(args.scene, exc.problems, args.overrides))
 
     from nsgui.app import display_available
     if not display_available():

@@ -106,9 +106,7 @@ class EventsModel(QAbstractTableModel):
             return None
         e, c = self.events[index.row()], index.column()
         if role == Qt.DisplayRole:
-            if c == 3:
-                return e.describe() if hasattr(e, "describe") else str(getattr(e, "detail", "") or "")
-            return (f"{e.t:.4f}", e.kind, str(e.name))[c]
+            return e.describe() if c == 3 else (f"{e.t:.4f}", e.kind, str(e.name))[c]
         if role == Qt.ForegroundRole and c == 1:
             return QColor(EVENT_COLORS.get(e.kind, "#333"))
         if role == Qt.UserRole and c == 0:

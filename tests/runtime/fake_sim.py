@@ -3,9 +3,10 @@ the worker plumbing without the real engine. Not physics for the app."""
 
 import copy
 import time
-from dataclasses import dataclass
 
 import numpy as np
+
+from nsgui.engine.simulator import Event  # (the app's own events: the window's table says them in words)
 
 
 class FakeModel:
@@ -14,14 +15,6 @@ class FakeModel:
         self.e = e
         self.slow = slow  # seconds of busy-waiting per step (to test pacing and back-pressure)
         self.coord_names = ["y"]
-
-
-@dataclass
-class FakeEvent:
-    t: float
-    kind: str
-    name: str
-    detail: str = ""
 
 
 class FakeSimulator:
@@ -42,7 +35,7 @@ class FakeSimulator:
         self.vy -= 9.81 * h
         if self.y + h * self.vy < 0 and self.vy < 0:
             self.vy = -self.model.e * self.vy
-            self._events.append(FakeEvent(self.t + h, "impact", "ball"))
+            self._events.append(Event(self.t + h, "impact", "ball"))
         self.y += h * self.vy
         self.t += h
         self.step_count += 1
